@@ -1,0 +1,52 @@
+# Two commands: `make run` serves the catalog, `make test` runs the suite.
+# Both create .venv and install pinned dependencies first; only Python 3.11 and make needed.
+
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+MANAGE := $(BIN)/python manage.py
+FIXTURES := fixtures/areas.json $(sort $(wildcard fixtures/pytorch-*.json))
+
+.PHONY: run test install install-dev fixtures clean
+
+# Fall back to python3 where no python3.11 binary is on PATH (it must still be 3.11).
+ifeq ($(shell command -v $(PYTHON) 2>/dev/null),)
+PYTHON := python3
+endif
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed: requirements.txt | $(BIN)/python
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-dev: requirements-dev.txt requirements.txt | $(BIN)/python
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+# Migrate and load every fixture. Loading is idempotent: fixtures use natural keys.
+fixtures: install
+	DJANGO_DEBUG=1 $(MANAGE) migrate --no-input
+	DJANGO_DEBUG=1 $(MANAGE) loaddata $(FIXTURES)
+
+run: fixtures
+	@echo ""
+	@echo "PyTorch Release Catalog on http://127.0.0.1:$(PORT)/"
+	@echo "  API       http://127.0.0.1:$(PORT)/api/"
+	@echo "  API docs  http://127.0.0.1:$(PORT)/api/docs/"
+	@echo "  Admin     http://127.0.0.1:$(PORT)/admin/"
+	@echo "Accounts:   DJANGO_DEBUG=1 $(MANAGE) create_editor NAME    (an editor)"
+	@echo "            DJANGO_DEBUG=1 $(MANAGE) createsuperuser        (an administrator)"
+	@echo ""
+	DJANGO_DEBUG=1 $(MANAGE) runserver 127.0.0.1:$(PORT)
+
+test: install-dev
+	$(BIN)/pytest
+
+clean:
+	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache

@@ -1,0 +1,301 @@
+"""
+One FilterSet per list endpoint, and a filter backend that refuses what it does not know.
+
+Every malformed value and every unknown query parameter is answered with a 400 whose JSON
+names the parameter and says what is allowed; nothing is silently ignored.
+"""
+
+import django_filters
+from django import forms
+from django.db.models import Q
+from django_filters.rest_framework import DjangoFilterBackend
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework.exceptions import ValidationError
+
+from . import versions
+from .models import NEWEST_FIRST, Area, Feature, Link, LinkKind, Release, Stability, version_bound
+
+NO_STABILITY = "none"
+
+
+# --- fields: parse and validate one query parameter ------------------------------------------
+
+
+class VersionField(forms.CharField):
+    def to_python(self, value):
+        value = super().to_python(value)
+        if not value:
+            return None
+        try:
+            return versions.normalize(value)
+        except versions.InvalidVersion as error:
+            raise forms.ValidationError(str(error), code="invalid") from None
+
+
+class ChoiceListField(forms.CharField):
+    """One value or several, comma-separated, each from a fixed list."""
+
+    def __init__(self, *, allowed, **kwargs):
+        self.allowed = allowed
+        super().__init__(**kwargs)
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        if not value:
+            return None
+        chosen = [part.strip().lower() for part in value.split(",") if part.strip()]
+        allowed = list(self.allowed() if callable(self.allowed) else self.allowed)
+        unknown = [part for part in chosen if part not in allowed]
+        if unknown or not chosen:
+            raise forms.ValidationError(
+                f"Unknown value '{', '.join(unknown) or value}'. Allowed: {', '.join(allowed)} "
+                "(comma-separate several).",
+                code="invalid_choice",
+            )
+        return chosen
+
+
+class StrictBooleanField(forms.CharField):
+    TRUE, FALSE = {"true", "1", "yes"}, {"false", "0", "no"}
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        if not value:
+            return None
+        if value.lower() in self.TRUE:
+            return True
+        if value.lower() in self.FALSE:
+            return False
+        raise forms.ValidationError(f"Must be true or false; got '{value}'.", code="invalid")
+
+
+# --- filters ---------------------------------------------------------------------------------
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class VersionFilter(django_filters.Filter):
+    """``lookup`` "exact", "gte" or "lte", on the release reached through ``prefix``."""
+
+    field_class = VersionField
+
+    def __init__(self, *args, lookup="exact", prefix="", **kwargs):
+        self.lookup, self.prefix = lookup, prefix
+        super().__init__(*args, **kwargs)
+
+    def filter(self, qs, value):
+        if not value:
+            return qs
+        if self.lookup == "exact":
+            parts = versions.Version.parse(value).as_dict()
+            return qs.filter(**{f"{self.prefix}{name}": part for name, part in parts.items()})
+        return qs.filter(version_bound(value, self.lookup, prefix=self.prefix))
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class ChoiceListFilter(django_filters.Filter):
+    field_class = ChoiceListField
+
+    def __init__(self, *args, allowed, translate=None, **kwargs):
+        self.translate = translate or {}
+        super().__init__(*args, allowed=allowed, **kwargs)
+
+    def filter(self, qs, value):
+        if not value:
+            return qs
+        chosen = [self.translate.get(item, item) for item in value]
+        return qs.filter(**{f"{self.field_name}__in": chosen})
+
+
+@extend_schema_field(OpenApiTypes.BOOL)
+class StrictBooleanFilter(django_filters.Filter):
+    field_class = StrictBooleanField
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class SearchFilter(django_filters.Filter):
+    """Every word must appear in one of ``search_fields`` (case-insensitive)."""
+
+    field_class = forms.CharField
+
+    def __init__(self, *args, search_fields, **kwargs):
+        self.search_fields = search_fields
+        super().__init__(*args, **kwargs)
+
+    def filter(self, qs, value):
+        for word in (value or "").split():
+            qs = qs.filter(
+                Q(*(Q(**{f"{name}__icontains": word}) for name in self.search_fields), _connector=Q.OR)
+            )
+        return qs
+
+
+class VersionAwareOrderingFilter(django_filters.OrderingFilter):
+    """An OrderingFilter where ``release`` orders by version, not by text."""
+
+    def __init__(self, *args, version_prefix, **kwargs):
+        self.version_prefix = version_prefix
+        super().__init__(*args, **kwargs)
+        allowed = ", ".join(value for value, _ in self.extra["choices"])
+        self.extra["error_messages"] = {
+            "invalid_choice": f"Unknown ordering '%(value)s'. Allowed: {allowed}."
+        }
+
+    def get_ordering_value(self, param):
+        descending = param.startswith("-")
+        name = param.lstrip("-")
+        if name == "release":
+            fields = [field.lstrip("-") for field in NEWEST_FIRST]
+            return [f"{'-' if descending else ''}{self.version_prefix}{field}" for field in fields]
+        return [super().get_ordering_value(param)]
+
+    def filter(self, qs, value):
+        if value in ([], (), {}, "", None):
+            return qs
+        ordering = [field for param in value for field in self.get_ordering_value(param)]
+        return qs.order_by(*ordering, "pk")
+
+
+def area_slugs():
+    return Area.objects.order_by("slug").values_list("slug", flat=True)
+
+
+STABILITY_VALUES = [*Stability.values, NO_STABILITY]
+STABILITY_HELP = (
+    "One of stable, beta, prototype, none (no stability given), or several comma-separated: "
+    "stability=beta,prototype."
+)
+
+
+class ReleaseFilterSet(django_filters.FilterSet):
+    min_version = VersionFilter(lookup="gte", help_text="Releases at or after this version (1.10 > 1.9).")
+    max_version = VersionFilter(lookup="lte", help_text="Releases at or before this version.")
+    released_after = django_filters.DateFilter(
+        field_name="release_date", lookup_expr="gte", help_text="Released on or after (YYYY-MM-DD)."
+    )
+    released_before = django_filters.DateFilter(
+        field_name="release_date", lookup_expr="lte", help_text="Released on or before (YYYY-MM-DD)."
+    )
+    search = SearchFilter(
+        search_fields=["version", "title", "summary", "highlights"],
+        help_text="Words that must all appear in the version, title, summary or highlights.",
+    )
+
+    class Meta:
+        model = Release
+        fields = []
+
+
+class FeatureFilterSet(django_filters.FilterSet):
+    release = VersionFilter(prefix="release__", help_text="Features of this release, e.g. 1.8.")
+    min_version = VersionFilter(
+        lookup="gte", prefix="release__", help_text="Features of releases at or after this version."
+    )
+    max_version = VersionFilter(
+        lookup="lte", prefix="release__", help_text="Features of releases at or before this version."
+    )
+    stability = ChoiceListFilter(
+        allowed=STABILITY_VALUES, translate={NO_STABILITY: ""}, help_text=STABILITY_HELP
+    )
+    area = ChoiceListFilter(
+        field_name="area__slug",
+        allowed=area_slugs,
+        help_text="Area slug, or several comma-separated (see /api/areas/).",
+    )
+    has_missing_links = StrictBooleanFilter(
+        method="filter_has_missing_links",
+        help_text="true: features with a link the post promised but left empty; false: none.",
+    )
+    search = SearchFilter(
+        search_fields=["title", "summary"],
+        help_text="Words that must all appear in the title or summary.",
+    )
+    ordering = VersionAwareOrderingFilter(
+        version_prefix="release__",
+        fields=(("release", "release"), ("title", "title"), ("area__name", "area"), ("position", "position")),
+        help_text="release, title, area or position; prefix with - to reverse. "
+        "Default: newest release first, then post order.",
+    )
+
+    class Meta:
+        model = Feature
+        fields = []
+
+    def filter_has_missing_links(self, queryset, name, value):
+        return queryset if value is None else queryset.with_missing_links(value)
+
+
+class LinkFilterSet(django_filters.FilterSet):
+    release = VersionFilter(prefix="feature__release__", help_text="Links of this release's features.")
+    kind = ChoiceListFilter(
+        allowed=LinkKind.values, help_text="Link kind, or several comma-separated."
+    )
+    is_missing = StrictBooleanFilter(
+        method="filter_is_missing", help_text="true: links still to be filled in; false: the rest."
+    )
+    area = ChoiceListFilter(
+        field_name="feature__area__slug",
+        allowed=area_slugs,
+        help_text="Area slug of the link's feature, or several comma-separated.",
+    )
+
+    class Meta:
+        model = Link
+        fields = []
+
+    def filter_is_missing(self, queryset, name, value):
+        if value is None:
+            return queryset
+        return queryset.missing() if value else queryset.present()
+
+
+class AreaFilterSet(django_filters.FilterSet):
+    search = SearchFilter(
+        search_fields=["name", "slug", "aliases__name"],
+        help_text="Words that must all appear in the area's name or one of its aliases.",
+    )
+
+    class Meta:
+        model = Area
+        fields = []
+
+    def filter_queryset(self, queryset):
+        # Matching through aliases can repeat an area.
+        queryset = super().filter_queryset(queryset)
+        return queryset.distinct() if self.form.cleaned_data.get("search") else queryset
+
+
+# --- backend ---------------------------------------------------------------------------------
+
+
+class StrictFilterBackend(DjangoFilterBackend):
+    """django-filter, plus a 400 for any query parameter the endpoint does not know."""
+
+    ALWAYS_ALLOWED = {"format"}
+
+    def allowed_parameters(self, request, queryset, view):
+        allowed = set(self.ALWAYS_ALLOWED)
+        if getattr(view, "action", None) == "list":
+            filterset_class = self.get_filterset_class(view, queryset)
+            if filterset_class is not None:
+                allowed |= set(filterset_class.base_filters)
+            paginator = getattr(view, "paginator", None)
+            allowed |= set(getattr(paginator, "query_parameters", ()))
+        return allowed
+
+    def filter_queryset(self, request, queryset, view):
+        allowed = self.allowed_parameters(request, queryset, view)
+        message = f"Unknown query parameter. Allowed: {', '.join(sorted(allowed))}."
+        errors = {name: [message] for name in sorted(set(request.query_params) - allowed)}
+        if getattr(view, "action", None) != "list":
+            if errors:
+                raise ValidationError(errors)
+            return queryset
+        filterset = self.get_filterset(request, queryset, view)
+        if filterset is None:
+            if errors:
+                raise ValidationError(errors)
+            return queryset
+        if errors or not filterset.is_valid():
+            raise ValidationError({**filterset.errors, **errors})
+        return filterset.qs

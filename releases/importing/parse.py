@@ -1,0 +1,844 @@
+"""
+Parse a PyTorch release announcement (Jekyll front matter + markdown) into plain dataclasses.
+
+No Django here: the ``import_post`` command maps the result onto models. The markdown is read
+with markdown-it-py, so fenced code (and the ``#`` comment lines inside it) never turns into
+headings, and links are the parser's links rather than regex guesses.
+
+How a post becomes features
+---------------------------
+Headings (and bold-only paragraphs standing in for headings) form a tree of sections.
+
+* A heading tagged with a stability label, as a prefix (``[Beta] X``, ``(Prototype) X``) or a
+  suffix (``X (Stable)``), is a feature, unless it only groups other tagged features, in which
+  case it is a container whose label is the default for its untagged items.
+* A heading that names a stability level ("Prototype Features", "**Beta Features**") sets the
+  stability of the untagged items under it.
+* A top-level heading, or one that has sub-headings, is an area ("Frontend APIs").
+* An untagged heading with no sub-headings below an area is a feature with no stability
+  (a domain library's new version, say), unless it reads like an event or a sign-off.
+* Inside a section, list items and paragraphs that open with a tagged bold name
+  (``* **(Prototype) Name** - ...``) are features of their own.
+* "Experimental", PyTorch's name for Beta before 1.6, is read as Beta.
+
+Every hyperlink in a feature's section is one of its links; placeholders such as
+``Documentation | Link **Missing Link**`` are links with no URL.
+"""
+
+import datetime as dt
+import html.parser
+import re
+from dataclasses import dataclass, field
+from urllib.parse import urljoin, urlsplit
+
+import yaml
+from markdown_it import MarkdownIt
+
+from .. import versions
+
+DEFAULT_BASE_URL = "https://pytorch.org/"
+
+STABILITY_WORDS = {
+    "stable": "stable",
+    "beta": "beta",
+    "prototype": "prototype",
+    "experimental": "beta",  # renamed to Beta when PyTorch classified features in 2020
+}
+_STABILITY = r"(stable|beta|prototype|experimental)"
+TAG_PREFIX_RE = re.compile(
+    rf"^\s*[\[(]\s*{_STABILITY}(?:\s+features?)?\s*[\])]\s*[:\-–—]?\s*(?P<rest>.*)$", re.I
+)
+TAG_SUFFIX_RE = re.compile(rf"^(?P<rest>.*?)\s*[\[(]\s*{_STABILITY}\s*[\])]\s*[.:]?\s*$", re.I)
+STABILITY_SECTION_RE = re.compile(rf"\b{_STABILITY}\s+(features?|apis?|updates?)\b", re.I)
+
+# Sections that are never features: events, community news, sign-offs.
+NON_FEATURE_RE = re.compile(
+    r"hackathon|challenge|developer day|ecosystem day|summit|conference|\bevents?\b|meetup|"
+    r"webinar|workshop|\bcommunity\b|thank|cheers|acknowledg|follow us|stay connected|"
+    r"get involved|join us|what'?s next|deprecat",
+    re.I,
+)
+SIGN_OFF_RE = re.compile(r"^\s*(thanks for reading|thank you|cheers|team pytorch)\b", re.I)
+LIBRARY_RELEASE_RE = re.compile(r"^(?P<name>[A-Za-z][\w\-]*)\s+v?\d+(\.\d+)+$")
+TITLE_VERSION_RE = re.compile(
+    r"\bPyTorch\s+v?(\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc)\d+)?)(?![\w.])", re.I
+)
+FILENAME_DATE_RE = re.compile(r"(\d{4})-(\d{2})-(\d{2})-")
+MISSING_LINK_RE = re.compile(
+    r"^\s*(?:[*+-]\s+)?(?P<label>[^|()\[\]\n]*?)\s*[|(:]?\s*\(?\s*link\s*\**\s*missing\s+link\s*\**\s*\)?\s*$",
+    re.I | re.M,
+)
+LABEL_PREFIX_RE = re.compile(r"^\s*(?P<label>[^|\[\]()]{1,60}?)\s*(?:\||\(|:)\s*\(?\s*$")
+GENERIC_LINK_TEXT = {"link", "here", "this", "click here", "this link", "see here", "[link]"}
+COMMITS_RE = re.compile(r"([\d,]+)\s+commits", re.I)
+CONTRIBUTORS_RE = re.compile(r"([\d,]+)\s+contributors", re.I)
+
+# (kind, pattern) in order of precedence when a text names several kinds.
+KIND_KEYWORDS = [
+    ("design_doc", r"design\s+doc(?:ument)?s?"),
+    ("rfc", r"rfcs?"),
+    ("release_notes", r"release\s+notes"),
+    ("tutorial", r"tutorials?"),
+    ("recipe", r"recipes?"),
+    ("usage_examples", r"(?:usage|code)\s+examples?|examples?"),
+    ("documentation", r"documentation|docs?"),
+    ("blog_post", r"blog(?:\s+post)?"),
+    ("pull_request", r"pull\s+request|prs?"),
+    ("issue", r"issues?(?:\s+tracker)?"),
+    ("paper", r"papers?"),
+    ("source_code", r"source\s+code|repository|repo"),
+]
+KIND_RE = re.compile(
+    "|".join(rf"(?P<{kind}>\b(?:{pattern})\b)" for kind, pattern in KIND_KEYWORDS), re.I
+)
+KIND_LABELS = {
+    "design_doc": "Design doc",
+    "rfc": "RFC",
+    "release_notes": "Release notes",
+    "tutorial": "Tutorial",
+    "recipe": "Recipe",
+    "usage_examples": "Usage examples",
+    "documentation": "Documentation",
+    "blog_post": "Blog post",
+    "pull_request": "Pull request",
+    "issue": "Issue",
+    "paper": "Paper",
+    "source_code": "Source code",
+    "other": "Link",
+}
+LINK_KINDS = tuple(KIND_LABELS)
+
+
+class PostError(ValueError):
+    """The post cannot be read; ``line`` is 1-based in the file, or None for the whole file."""
+
+    def __init__(self, message, line=None):
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+@dataclass
+class ParsedLink:
+    kind: str
+    label: str
+    url: str  # "" for a link the post promised but left empty
+    line: int
+
+    @property
+    def is_missing(self):
+        return not self.url
+
+
+@dataclass
+class ParsedFeature:
+    title: str
+    slug: str
+    stability: str | None
+    area: str  # the heading the post files it under; "" when it has none
+    position: int
+    line: int
+    links: list[ParsedLink] = field(default_factory=list)
+
+
+@dataclass
+class ParsedPost:
+    title: str
+    version: str | None
+    release_date: dt.date | None
+    highlights: list[str]
+    release_notes_url: str
+    announcement_url: str
+    commit_count: int | None
+    contributor_count: int | None
+    features: list[ParsedFeature]
+    skipped_sections: list[str]
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+def decode(data):
+    """Bytes of a post to text, refusing binary files with the line of the first bad byte."""
+    if b"\x00" in data:
+        line = data[: data.index(b"\x00")].count(b"\n") + 1
+        raise PostError("this is a binary file, not a markdown post (NUL byte)", line)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise PostError(f"not UTF-8 text ({error.reason} at byte {error.start})", line) from None
+
+
+def split_front_matter(text):
+    """Return (front matter dict, body, number of the body's first line)."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].strip() != "---":
+        raise PostError("no front matter: a post starts with a '---' line and a title", 1)
+    for index in range(1, len(lines)):
+        if lines[index].strip() in {"---", "..."}:
+            break
+    else:
+        raise PostError("the front matter opened on line 1 is never closed with '---'", 1)
+    try:
+        meta = yaml.safe_load("".join(lines[1:index])) or {}
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = mark.line + 2 if mark is not None else 2
+        raise PostError(f"the front matter is not valid YAML: {error}", line) from None
+    if not isinstance(meta, dict):
+        raise PostError("the front matter is not a set of 'key: value' lines", 2)
+    return meta, "".join(lines[index + 1 :]), index + 2
+
+
+def version_from_title(title):
+    match = TITLE_VERSION_RE.search(title or "")
+    return versions.normalize(match.group(1)) if match else None
+
+
+def slugify(text, max_length=100):
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    if len(slug) > max_length:
+        slug = slug[:max_length].rsplit("-", 1)[0]
+    return slug or "feature"
+
+
+def split_stability(text):
+    """("[Beta] Name" or "Name (Beta)") -> ("Name", "beta"); untagged -> (text, None)."""
+    for pattern in (TAG_PREFIX_RE, TAG_SUFFIX_RE):
+        match = pattern.match(text)
+        if match and match.group("rest").strip():
+            return match.group("rest").strip(), STABILITY_WORDS[match.group(1).lower()]
+    return text.strip(), None
+
+
+def stability_of_section(text):
+    """"Prototype Features" -> "prototype": headings that label the items under them."""
+    match = STABILITY_SECTION_RE.search(text)
+    return STABILITY_WORDS[match.group(1).lower()] if match else None
+
+
+def first_kind(text):
+    match = KIND_RE.search(text or "")
+    return match.lastgroup if match else None
+
+
+def last_kind(text):
+    kinds = [match.lastgroup for match in KIND_RE.finditer(text or "")]
+    return kinds[-1] if kinds else None
+
+
+def kind_from_url(url):
+    parts = urlsplit(url)
+    host, path = parts.netloc.lower(), parts.path.lower()
+    segments = [segment for segment in path.split("/") if segment]
+    if host.endswith("github.com"):
+        if "pull" in segments:
+            return "pull_request"
+        if "issues" in segments:
+            return "issue"
+        if "releases" in segments:
+            return "release_notes"
+        if segments[:2] == ["pytorch", "examples"]:
+            return "usage_examples"
+        return "source_code" if len(segments) >= 2 else "other"
+    if "arxiv.org" in host:
+        return "paper"
+    if "/recipes/" in path:
+        return "recipe"
+    if "/tutorials/" in path:
+        return "tutorial"
+    if "/docs/" in path or "/cppdocs/" in path or "/doc/" in path or host.startswith("docs."):
+        return "documentation"
+    if "/blog/" in path or "medium.com" in host:
+        return "blog_post"
+    return "other"
+
+
+# --- markdown to blocks ----------------------------------------------------------------------
+
+
+@dataclass
+class Block:
+    """A paragraph, list item paragraph, table cell or HTML block, in post order."""
+
+    kind: str  # "inline" or "html"
+    line: int
+    token: object = None  # the inline token, for kind == "inline"
+    html: str = ""
+    list_id: int | None = None  # the outermost list it sits in
+    item_id: int | None = None  # the outermost list item it sits in
+    is_item_start: bool = False  # the first paragraph of that item
+    is_bold_heading: bool = False  # a paragraph that is nothing but bold text
+
+    @property
+    def source(self):
+        return self.token.content if self.token is not None else self.html
+
+
+@dataclass
+class Heading:
+    level: int
+    text: str
+    line: int
+
+
+@dataclass
+class Section:
+    heading: Heading | None
+    blocks: list = field(default_factory=list)
+    children: list = field(default_factory=list)
+
+    @property
+    def level(self):
+        return self.heading.level if self.heading else 0
+
+    def subtree_blocks(self):
+        yield from self.blocks
+        for child in self.children:
+            yield from child.subtree_blocks()
+
+    def descendants(self):
+        for child in self.children:
+            yield child
+            yield from child.descendants()
+
+
+def inline_text(children):
+    """Plain text of inline tokens: code spans keep their text, images and markup go."""
+    parts = []
+    for token in children or ():
+        if token.type in {"text", "code_inline"}:
+            parts.append(token.content)
+        elif token.type in {"softbreak", "hardbreak"}:
+            parts.append(" ")
+    return " ".join("".join(parts).split())
+
+
+def is_bold_only(children):
+    """A paragraph made of one bold run (and nothing else but white space)."""
+    meaningful = [
+        token for token in children if not (token.type == "text" and not token.content.strip())
+    ]
+    return (
+        len(meaningful) >= 3
+        and meaningful[0].type == "strong_open"
+        and meaningful[-1].type == "strong_close"
+        and not any(token.type == "strong_open" for token in meaningful[1:-1])
+    )
+
+
+def to_blocks(body, first_line):
+    """Flatten markdown-it's token stream into headings and blocks, with list membership."""
+    md = MarkdownIt("commonmark", {"html": True}).enable("table")
+    tokens = md.parse(body)
+    items = []
+    list_depth = 0
+    list_id = item_id = None
+    item_started = False
+    counter = 0
+    heading_level = None
+    for index, token in enumerate(tokens):
+        line = first_line + (token.map[0] if token.map else 0)
+        if token.type in {"bullet_list_open", "ordered_list_open"}:
+            list_depth += 1
+            if list_depth == 1:
+                counter += 1
+                list_id = counter
+        elif token.type in {"bullet_list_close", "ordered_list_close"}:
+            list_depth -= 1
+            if list_depth == 0:
+                list_id = item_id = None
+        elif token.type == "list_item_open" and list_depth == 1:
+            counter += 1
+            item_id = counter
+            item_started = True
+        elif token.type == "heading_open":
+            heading_level = int(token.tag[1])
+        elif token.type == "inline" and heading_level is not None:
+            items.append(Heading(heading_level, inline_text(token.children), line))
+            heading_level = None
+        elif token.type == "inline":
+            in_cell = tokens[index - 1].type in {"th_open", "td_open"}
+            items.append(
+                Block(
+                    "inline",
+                    line,
+                    token=token,
+                    list_id=list_id,
+                    item_id=item_id,
+                    is_item_start=item_started and list_depth >= 1,
+                    is_bold_heading=(
+                        list_depth == 0 and not in_cell and is_bold_only(token.children)
+                    ),
+                )
+            )
+            if list_depth >= 1:
+                item_started = False
+        elif token.type == "html_block":
+            items.append(Block("html", line, html=token.content, list_id=list_id, item_id=item_id))
+    return items
+
+
+def promote_bold_headings(items):
+    """Bold-only paragraphs that label a feature or a stability level act as headings."""
+    result = []
+    real_level = 0
+    stability_section_level = None
+    for item in items:
+        if isinstance(item, Heading):
+            real_level = item.level
+            stability_section_level = None
+            result.append(item)
+            continue
+        if item.kind == "inline" and item.is_bold_heading:
+            text = inline_text(item.token.children).strip()
+            title, tag = split_stability(text)
+            if tag is None and stability_of_section(text) and len(text) <= 60:
+                stability_section_level = real_level + 1
+                result.append(Heading(real_level + 1, text, item.line))
+                continue
+            is_labelled = tag is not None or (
+                stability_section_level is not None and not text.rstrip().endswith(":")
+            )
+            if is_labelled and title:
+                base = stability_section_level or real_level
+                result.append(Heading(base + 1, text, item.line))
+                continue
+        result.append(item)
+    return result
+
+
+def build_tree(items):
+    root = Section(None)
+    stack = [root]
+    for item in items:
+        if isinstance(item, Heading):
+            while stack[-1].heading is not None and stack[-1].level >= item.level:
+                stack.pop()
+            section = Section(item)
+            stack[-1].children.append(section)
+            stack.append(section)
+        else:
+            stack[-1].blocks.append(item)
+    return root
+
+
+# --- links -----------------------------------------------------------------------------------
+
+
+class _AnchorCollector(html.parser.HTMLParser):
+    """<a href> links in inline or block HTML, with the text before each as context."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.anchors = []  # (href, text, context)
+        self._text = []
+        self._href = None
+        self._anchor_text = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "a":
+            self._href = dict(attrs).get("href")
+            self._anchor_text = []
+        elif tag in {"tr", "p", "li", "div", "table", "br"}:
+            self._text = []
+
+    def handle_endtag(self, tag):
+        if tag == "a" and self._href is not None:
+            text = " ".join("".join(self._anchor_text).split())
+            self.anchors.append((self._href, text, " ".join("".join(self._text).split())))
+            self._text.append(text + " ")
+            self._href = None
+
+    def handle_data(self, data):
+        (self._anchor_text if self._href is not None else self._text).append(data)
+
+
+def resolve_url(href, base_url):
+    href = (href or "").strip().replace("{{ site.url }}", base_url.rstrip("/"))
+    href = href.replace("{{site.url}}", base_url.rstrip("/"))
+    if not href or href.startswith("#") or href.lower().startswith(("javascript:", "mailto:")):
+        return ""
+    return urljoin(base_url, href)
+
+
+def describe_link(href_text, prefix, context, url):
+    """Choose (kind, label) for a link from its text, the label before it, its sentence, its URL."""
+    text = href_text.strip()
+    generic = text.lower().strip(" .") in GENERIC_LINK_TEXT or not text
+    prefix_match = LABEL_PREFIX_RE.match(prefix) if generic else None
+    label = text
+    if prefix_match:
+        label = prefix_match.group("label").strip(" *_|:(")
+    kind = first_kind(label) if label else None
+    if kind is None and generic and not prefix_match:
+        sentence = re.split(r"(?<=[.!?])\s+", context)[-1] if context else ""
+        kind = last_kind(sentence)
+    kind = kind or kind_from_url(url)
+    if generic and not prefix_match:
+        label = KIND_LABELS[kind]
+    return kind, label
+
+
+def links_of_inline(block, base_url):
+    """Links of one markdown paragraph, list item paragraph or table cell, in order."""
+    found = []
+    children = block.token.children or []
+    line = block.line
+    before = []  # text seen so far in this block, for labels and context
+    index = 0
+    while index < len(children):
+        token = children[index]
+        if token.type in {"softbreak", "hardbreak"}:
+            line += 1
+            before.append("\n")
+        elif token.type in {"text", "code_inline"}:
+            before.append(token.content)
+        elif token.type == "link_open":
+            href = token.attrGet("href")
+            text_parts = []
+            index += 1
+            while index < len(children) and children[index].type != "link_close":
+                if children[index].type in {"text", "code_inline"}:
+                    text_parts.append(children[index].content)
+                index += 1
+            text = " ".join("".join(text_parts).split())
+            url = resolve_url(href, base_url)
+            if url:
+                prior = "".join(before)
+                current_line = prior.rsplit("\n", 1)[-1]
+                kind, label = describe_link(text, current_line, prior.replace("\n", " "), url)
+                found.append(ParsedLink(kind, label, url, line))
+            before.append(text)
+        elif token.type == "html_inline" and token.content.lower().startswith("<a "):
+            raw = [token.content]
+            index += 1
+            while index < len(children) and not (
+                children[index].type == "html_inline"
+                and children[index].content.lower().startswith("</a")
+            ):
+                raw.append(children[index].content)
+                index += 1
+            raw.append("</a>")
+            collector = _AnchorCollector()
+            collector.feed("".join(raw))
+            for href, text, _ in collector.anchors:
+                url = resolve_url(href, base_url)
+                if url:
+                    prior = "".join(before)
+                    kind, label = describe_link(
+                        text, prior.rsplit("\n", 1)[-1], prior.replace("\n", " "), url
+                    )
+                    found.append(ParsedLink(kind, label, url, line))
+                before.append(text)
+        index += 1
+    return found
+
+
+def links_of_html(block, base_url):
+    collector = _AnchorCollector()
+    collector.feed(block.html)
+    found = []
+    for href, text, context in collector.anchors:
+        url = resolve_url(href, base_url)
+        if url:
+            kind, label = describe_link(text, context, context, url)
+            found.append(ParsedLink(kind, label, url, block.line))
+    return found
+
+
+def missing_links_of(block):
+    found = []
+    for match in MISSING_LINK_RE.finditer(block.source):
+        label = match.group("label").strip(" *_|:(") or "Link"
+        line = block.line + block.source[: match.start()].count("\n")
+        found.append(ParsedLink(first_kind(label) or "other", label, "", line))
+    return found
+
+
+def links_of(blocks, base_url):
+    """Every link in a feature's blocks, missing ones included, each URL once."""
+    blocks = list(blocks)
+    found = []
+    # A bare list item such as "* Tutorial for X" among "* Kind ([Link](url))" siblings is a
+    # link the post promised and never filled in.
+    link_lists = {
+        block.list_id
+        for block in blocks
+        if block.kind == "inline" and block.list_id and block.token.children
+        and any(token.type == "link_open" for token in block.token.children)
+        and LABEL_PREFIX_RE.match(block.source.split("[", 1)[0] + "(")
+    }
+    for block in blocks:
+        if block.kind == "html":
+            found.extend(links_of_html(block, base_url))
+            continue
+        missing = missing_links_of(block)
+        if missing:
+            found.extend(missing)
+            continue
+        links = links_of_inline(block, base_url)
+        found.extend(links)
+        text = inline_text(block.token.children)
+        if (
+            not links
+            and block.is_item_start
+            and block.list_id in link_lists
+            and first_kind(text.split(" ", 1)[0])
+            and len(text) <= 120
+        ):
+            found.append(ParsedLink(first_kind(text), text, "", block.line))
+    unique, seen = [], set()
+    for link in found:
+        key = link.url or ("missing", link.label.lower())
+        if key not in seen:
+            seen.add(key)
+            unique.append(link)
+    return unique
+
+
+# --- sections to features --------------------------------------------------------------------
+
+
+def inline_feature_start(block, default_stability):
+    """(title, stability) if the block opens with a bold feature name, else None."""
+    if block.kind != "inline" or block.is_bold_heading:
+        return None
+    if block.list_id is not None and not block.is_item_start:
+        return None
+    children = [
+        token
+        for token in block.token.children or []
+        if not (token.type == "text" and not token.content.strip())
+    ]
+    if not children or children[0].type != "strong_open":
+        return None
+    closing = next(
+        (i for i, token in enumerate(children) if token.type == "strong_close"), None
+    )
+    if closing is None:
+        return None
+    name = inline_text(children[1:closing]).strip()
+    rest = inline_text(children[closing + 1 :]).lstrip()
+    title, tag = split_stability(name)
+    title = title.rstrip(" :-–—")
+    if tag is not None and title:
+        return title, tag
+    if (
+        default_stability is not None
+        and block.list_id is not None
+        and rest[:1] in {":", "-", "–", "—"}
+        and title
+        and not NON_FEATURE_RE.search(title)
+    ):
+        return title, default_stability
+    return None
+
+
+def split_inline_features(blocks, default_stability):
+    """Group a section's own blocks: [(title, stability, blocks)] and the blocks left over."""
+    features, rest = [], []
+    current = None
+    for block in blocks:
+        start = inline_feature_start(block, default_stability)
+        if start is not None:
+            current = (start[0], start[1], [block], block.item_id)
+            features.append(current)
+        elif current is not None and (current[3] is None or block.item_id == current[3]):
+            # A bold item owns the rest of its list item; a bold paragraph owns what follows.
+            current[2].append(block)
+        else:
+            current = None
+            rest.append(block)
+    return [(title, stability, blocks) for title, stability, blocks, _ in features], rest
+
+
+def drop_sign_off(section):
+    """Remove a closing sign-off ("Thanks for reading ...", "Cheers!") and what follows it."""
+    for index, block in enumerate(section.blocks):
+        if block.kind == "inline" and block.list_id is None and SIGN_OFF_RE.match(block.source):
+            section.blocks = section.blocks[:index]
+            return
+    for child in section.children:
+        drop_sign_off(child)
+
+
+def has_features_below(section, default_stability):
+    """Does this section only group features (tagged sub-headings or bold feature items)?"""
+    if split_inline_features(section.blocks, default_stability)[0]:
+        return True
+    return any(
+        split_stability(child.heading.text)[1] is not None
+        or split_inline_features(child.blocks, default_stability)[0]
+        for child in section.descendants()
+    )
+
+
+class _Collector:
+    def __init__(self, base_url):
+        self.base_url = base_url
+        self.features = []
+        self.skipped = []
+
+    def add(self, title, stability, area, blocks, line):
+        self.features.append(
+            ParsedFeature(
+                title=title,
+                slug="",
+                stability=stability,
+                area=area,
+                position=len(self.features) + 1,
+                line=line,
+                links=links_of(blocks, self.base_url),
+            )
+        )
+
+    def add_inline(self, blocks, area, default_stability):
+        features, _ = split_inline_features(blocks, default_stability)
+        for title, stability, feature_blocks in features:
+            self.add(title, stability, area, feature_blocks, feature_blocks[0].line)
+
+    def visit(self, section, area, default_stability, top_level):
+        heading = section.heading
+        title, tag = split_stability(heading.text)
+        if tag is None and NON_FEATURE_RE.search(title):
+            self.skipped.append(title)
+            return
+        section_stability = stability_of_section(title) if tag is None else None
+        groups = has_features_below(section, tag or section_stability or default_stability)
+        if tag is not None and not groups:
+            self.add(title, tag, area, section.subtree_blocks(), heading.line)
+            return
+        if tag is None and section_stability is None:
+            is_area = heading.level <= top_level or bool(section.children)
+            if not is_area and not groups:
+                library = LIBRARY_RELEASE_RE.match(title)
+                self.add(
+                    title,
+                    default_stability,
+                    library.group("name") if library else area,
+                    section.subtree_blocks(),
+                    heading.line,
+                )
+                return
+            if is_area:
+                area = title
+        stability = tag or section_stability or default_stability
+        self.add_inline(section.blocks, area, stability)
+        for child in section.children:
+            self.visit(child, area, stability, top_level)
+
+
+# --- the post --------------------------------------------------------------------------------
+
+
+def preamble_facts(blocks, base_url):
+    """Highlights, release notes URL and counts from the text before the first heading."""
+    highlights, notes_url, text = [], "", []
+    highlight_list = None
+    for block in blocks:
+        if block.kind != "inline":
+            continue
+        plain = inline_text(block.token.children)
+        text.append(plain)
+        if block.list_id is None and re.search(r"highlights?\b", plain, re.I):
+            highlight_list = "next"
+        if block.list_id is not None and highlight_list in {"next", block.list_id}:
+            highlight_list = block.list_id
+            if block.is_item_start:
+                highlights.append(re.sub(r"^\s*\d+\s*[-.)]\s*", "", plain).rstrip(" ;"))
+        elif block.list_id is None and highlight_list not in {None, "next"}:
+            highlight_list = None
+        for link in links_of_inline(block, base_url):
+            if not notes_url and link.kind == "release_notes":
+                notes_url = link.url
+        if not notes_url and re.search(r"release notes", plain, re.I):
+            links = links_of_inline(block, base_url)
+            notes_url = links[-1].url if links else ""
+    joined = " ".join(text)
+    commits = COMMITS_RE.search(joined)
+    contributors = CONTRIBUTORS_RE.search(joined)
+    return {
+        "highlights": highlights,
+        "release_notes_url": notes_url,
+        "commit_count": int(commits.group(1).replace(",", "")) if commits else None,
+        "contributor_count": int(contributors.group(1).replace(",", "")) if contributors else None,
+    }
+
+
+def release_date_from(meta, filename):
+    value = meta.get("date")
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    if isinstance(value, str):
+        try:
+            return dt.date.fromisoformat(value.strip()[:10])
+        except ValueError:
+            pass
+    match = FILENAME_DATE_RE.search(filename or "")
+    if match:
+        try:
+            return dt.date(*(int(part) for part in match.groups()))
+        except ValueError:
+            return None
+    return None
+
+
+def parse_post(text, filename="", version=None, base_url=DEFAULT_BASE_URL):
+    """Parse a post's text. Raises PostError (with a line) when it is not a release post."""
+    meta, body, first_line = split_front_matter(text)
+    title = str(meta.get("title") or "").strip()
+    if not title:
+        raise PostError("the front matter has no 'title:'", 2)
+    if version is not None:
+        try:
+            version = versions.normalize(version)
+        except versions.InvalidVersion as error:
+            raise PostError(str(error)) from None
+    else:
+        version = version_from_title(title)
+    items = promote_bold_headings(to_blocks(body, first_line))
+    tree = build_tree(items)
+    drop_sign_off(tree)
+    collector = _Collector(base_url)
+    headings = [item for item in items if isinstance(item, Heading)]
+    top_level = min((heading.level for heading in headings), default=1)
+    collector.add_inline(tree.blocks, "", None)
+    for section in tree.children:
+        collector.visit(section, "", None, top_level)
+    if not collector.features:
+        raise PostError("the post announces no features (no tagged headings or items found)")
+    seen = {}
+    for feature in collector.features:
+        base = slugify(feature.title)
+        seen[base] = seen.get(base, 0) + 1
+        feature.slug = base if seen[base] == 1 else f"{base}-{seen[base]}"
+    facts = preamble_facts(tree.blocks, base_url)
+    permalink = str(meta.get("permalink") or meta.get("url") or "").strip()
+    return ParsedPost(
+        title=title,
+        version=version,
+        release_date=release_date_from(meta, filename),
+        highlights=facts["highlights"],
+        release_notes_url=facts["release_notes_url"],
+        announcement_url=resolve_url(permalink, base_url) if permalink else "",
+        commit_count=facts["commit_count"],
+        contributor_count=facts["contributor_count"],
+        features=collector.features,
+        skipped_sections=collector.skipped,
+    )
+
+
+def parse_file(path, version=None, base_url=DEFAULT_BASE_URL):
+    """Read and parse a post file; PostError for unreadable, binary or malformed files."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        raise PostError(f"cannot read the file: {error.strerror}") from None
+    if not data.strip():
+        raise PostError("the file is empty", 1)
+    return parse_post(decode(data), filename=str(path), version=version, base_url=base_url)

@@ -1,0 +1,62 @@
+"""
+Write the catalog to fixtures/: areas.json, and one pytorch-<version>.json per release.
+
+    python manage.py export_fixtures [--dir fixtures] [VERSION ...]
+
+Natural keys throughout and no primary keys, so the files load into any database and
+re-loading them updates rather than duplicates. Timestamps are left out: they describe a
+database, not the catalog.
+"""
+
+import json
+from pathlib import Path
+
+from django.conf import settings
+from django.core import serializers
+from django.core.management.base import BaseCommand, CommandError
+
+from releases.models import Area, AreaAlias, Feature, Link, Release
+
+SKIPPED_FIELDS = {"created_at", "updated_at"}
+
+
+def serialize(objects):
+    data = json.loads(
+        serializers.serialize(
+            "json", objects, use_natural_foreign_keys=True, use_natural_primary_keys=True
+        )
+    )
+    for item in data:
+        item.pop("pk", None)
+        for name in SKIPPED_FIELDS:
+            item["fields"].pop(name, None)
+    return data
+
+
+class Command(BaseCommand):
+    help = "Export areas and releases (with features and links) as natural-key fixtures."
+
+    def add_arguments(self, parser):
+        parser.add_argument("versions", nargs="*", help="Releases to export (default: all).")
+        parser.add_argument("--dir", default=str(settings.BASE_DIR / "fixtures"))
+
+    def handle(self, *args, versions, dir, **options):
+        folder = Path(dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        releases = Release.objects.newest_first()
+        if versions:
+            releases = releases.filter(version__in=versions)
+            unknown = set(versions) - set(releases.values_list("version", flat=True))
+            if unknown:
+                raise CommandError(f"no such release: {', '.join(sorted(unknown))}")
+        else:
+            areas = [*Area.objects.order_by("name"), *AreaAlias.objects.order_by("area__name", "name")]
+            self.write(folder / "areas.json", serialize(areas))
+        for release in releases:
+            features = Feature.objects.filter(release=release).select_related("release", "area").order_by("position", "pk")
+            links = Link.objects.filter(feature__release=release).select_related("feature__release").order_by("feature__position", "position", "pk")
+            self.write(folder / f"pytorch-{release.version}.json", serialize([release, *features, *links]))
+
+    def write(self, path, data):
+        path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        self.stdout.write(f"Wrote {path} ({len(data)} objects)")

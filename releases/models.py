@@ -1,0 +1,471 @@
+"""
+The catalog's data: releases, the features they announce, the links that document them,
+and the vocabulary of areas features are grouped in.
+
+Data rules live here and in the database (constraints); read rules live on the QuerySets.
+"""
+
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q
+from django.db.models.functions import Lower
+from django.urls import reverse
+from django.utils import timezone
+
+from . import versions
+
+EDITORS_GROUP = "Editors"
+
+
+class Stability(models.TextChoices):
+    """PyTorch's feature classification, introduced with 1.6."""
+
+    STABLE = "stable", "Stable"
+    BETA = "beta", "Beta"
+    PROTOTYPE = "prototype", "Prototype"
+
+
+class LinkKind(models.TextChoices):
+    DOCUMENTATION = "documentation", "Documentation"
+    TUTORIAL = "tutorial", "Tutorial"
+    RECIPE = "recipe", "Recipe"
+    RFC = "rfc", "RFC"
+    DESIGN_DOC = "design_doc", "Design doc"
+    USAGE_EXAMPLES = "usage_examples", "Usage examples"
+    PULL_REQUEST = "pull_request", "Pull request"
+    ISSUE = "issue", "Issue"
+    RELEASE_NOTES = "release_notes", "Release notes"
+    BLOG_POST = "blog_post", "Blog post"
+    PAPER = "paper", "Paper"
+    SOURCE_CODE = "source_code", "Source code"
+    OTHER = "other", "Other"
+
+
+def validate_version(value):
+    try:
+        versions.Version.parse(value)
+    except versions.InvalidVersion as error:
+        raise ValidationError(str(error), code="invalid_version") from error
+
+
+VERSION_PART_FIELDS = (
+    "version_major",
+    "version_minor",
+    "version_micro",
+    "version_pre_rank",
+    "version_pre_number",
+)
+NEWEST_FIRST = tuple(f"-{field}" for field in VERSION_PART_FIELDS)
+
+
+def version_bound(version, lookup, prefix=""):
+    """
+    A Q object comparing the stored version parts with ``version``, in SQL.
+
+    ``lookup`` is "gte" (at least ``version``) or "lte" (at most ``version``); ``prefix``
+    reaches the parts through a relation, e.g. "release__". The tuple comparison
+    (a, b) >= (x, y) is spelled out as a > x OR (a = x AND b >= y), which every database
+    runs on the version index.
+    """
+    strict = {"gte": "gt", "lte": "lt"}[lookup]
+    values = list(zip(VERSION_PART_FIELDS, versions.Version.parse(version).as_dict().values()))
+    last_field, last_value = values[-1]
+    condition = Q(**{f"{prefix}{last_field}__{lookup}": last_value})
+    for field, value in reversed(values[:-1]):
+        condition = Q(**{f"{prefix}{field}__{strict}": value}) | (
+            Q(**{f"{prefix}{field}": value}) & condition
+        )
+    return condition
+
+
+class Timestamped(models.Model):
+    # Defaults rather than auto_now: fixtures are saved raw, which skips auto_now.
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(default=timezone.now, editable=False, db_index=True)
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        self.updated_at = timezone.now()
+        if kwargs.get("update_fields") is not None:
+            kwargs["update_fields"] = {*kwargs["update_fields"], "updated_at"}
+        super().save(*args, **kwargs)
+
+
+class ReleaseQuerySet(models.QuerySet):
+    def published(self):
+        """Releases the public may see."""
+        return self.filter(is_published=True)
+
+    def newest_first(self):
+        return self.order_by(*NEWEST_FIRST)
+
+    def version_at_least(self, version):
+        return self.filter(version_bound(version, "gte"))
+
+    def version_at_most(self, version):
+        return self.filter(version_bound(version, "lte"))
+
+    def with_feature_count(self):
+        return self.annotate(feature_count=Count("features"))
+
+    def for_api(self):
+        """Published releases, newest first, with their feature counts: one query."""
+        return self.published().with_feature_count().newest_first()
+
+    def for_api_detail(self):
+        """As ``for_api``, with every feature and its links prefetched (three queries)."""
+        return self.for_api().prefetch_related(
+            Prefetch("features", queryset=Feature.objects.for_release_page())
+        )
+
+
+class ReleaseManager(models.Manager.from_queryset(ReleaseQuerySet)):
+    def get_by_natural_key(self, version):
+        return self.get(version=version)
+
+
+class Release(Timestamped):
+    version = models.CharField(
+        max_length=20,
+        validators=[validate_version],
+        help_text="The version as PyTorch published it: 1.9, 1.10, 2.0, 2.1.2, 2.0.0rc1.",
+    )
+    version_major = models.PositiveSmallIntegerField(editable=False)
+    version_minor = models.PositiveSmallIntegerField(editable=False)
+    version_micro = models.PositiveSmallIntegerField(editable=False)
+    version_pre_rank = models.PositiveSmallIntegerField(
+        editable=False, help_text="0 alpha, 1 beta, 2 release candidate, 3 final."
+    )
+    version_pre_number = models.PositiveSmallIntegerField(editable=False)
+    title = models.CharField(max_length=200, help_text="The announcement's headline.")
+    release_date = models.DateField(
+        null=True, blank=True, help_text="The day the release shipped. Required to publish."
+    )
+    announcement_url = models.URLField(
+        max_length=500, blank=True, help_text="The blog post that announced the release."
+    )
+    release_notes_url = models.URLField(
+        max_length=500, blank=True, help_text="The full release notes."
+    )
+    summary = models.TextField(blank=True, help_text="A short summary, in our own words.")
+    highlights = models.TextField(
+        blank=True,
+        help_text="The release's highlights in our own words, one per line.",
+    )
+    commit_count = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Commits since the previous release, if the post says."
+    )
+    contributor_count = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Contributors to the release, if the post says."
+    )
+    is_published = models.BooleanField(
+        default=False,
+        help_text="Drafts are invisible to the public API. Publishing needs a release date.",
+    )
+
+    objects = ReleaseManager()
+
+    class Meta:
+        ordering = NEWEST_FIRST
+        constraints = [
+            models.UniqueConstraint(fields=["version"], name="release_unique_version"),
+            # Also the index that version ordering and version ranges use.
+            models.UniqueConstraint(fields=VERSION_PART_FIELDS, name="release_unique_version_parts"),
+            models.CheckConstraint(
+                condition=Q(is_published=False) | Q(release_date__isnull=False),
+                name="release_published_has_date",
+                violation_error_message="A published release needs a release date.",
+            ),
+            models.CheckConstraint(
+                condition=Q(version_pre_rank__lte=3), name="release_pre_rank_valid"
+            ),
+        ]
+        indexes = [models.Index(fields=["release_date"], name="release_date_idx")]
+
+    def __str__(self):
+        return f"PyTorch {self.version}"
+
+    def natural_key(self):
+        return (self.version,)
+
+    def get_absolute_url(self):
+        return reverse("releases:release-detail", kwargs={"version": self.version})
+
+    @property
+    def parsed_version(self):
+        return versions.Version.parse(self.version)
+
+    @property
+    def highlight_list(self):
+        return [line.strip() for line in self.highlights.splitlines() if line.strip()]
+
+    def save(self, *args, **kwargs):
+        self.version = versions.normalize(self.version)
+        for field, value in self.parsed_version.as_dict().items():
+            setattr(self, field, value)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "version" in update_fields:
+            kwargs["update_fields"] = {*update_fields, *VERSION_PART_FIELDS}
+        super().save(*args, **kwargs)
+
+
+class AreaQuerySet(models.QuerySet):
+    def with_feature_count(self, published_only=True):
+        """Annotate ``feature_count``: features of published releases unless told otherwise."""
+        condition = Q(features__release__is_published=True) if published_only else Q()
+        return self.annotate(feature_count=Count("features", filter=condition))
+
+    def for_api(self):
+        return self.with_feature_count().order_by("name")
+
+
+class AreaManager(models.Manager.from_queryset(AreaQuerySet)):
+    def get_by_natural_key(self, slug):
+        return self.get(slug=slug)
+
+
+def normalize_heading(text):
+    """Fold the spellings of one heading together: case, "&" versus "and", punctuation."""
+    text = text.lower().replace("&", " and ")
+    return " ".join("".join(ch if ch.isalnum() else " " for ch in text).split())
+
+
+class Area(Timestamped):
+    name = models.CharField(max_length=100, help_text="As shown to readers, e.g. Frontend APIs.")
+    slug = models.SlugField(max_length=100, help_text="Used in URLs and the API's area filter.")
+    description = models.TextField(blank=True, help_text="What belongs in this area.")
+    needs_review = models.BooleanField(
+        default=False,
+        help_text="Created by the importer from a heading no alias matched: merge or keep.",
+    )
+
+    objects = AreaManager()
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["slug"], name="area_unique_slug"),
+            models.UniqueConstraint(Lower("name"), name="area_unique_name_ci"),
+        ]
+        indexes = [models.Index(fields=["name"], name="area_name_idx")]
+
+    def __str__(self):
+        return self.name
+
+    def natural_key(self):
+        return (self.slug,)
+
+
+class AreaAliasManager(models.Manager):
+    def get_by_natural_key(self, name):
+        return self.get(name=name)
+
+
+class AreaAlias(models.Model):
+    """Another heading that release posts use for an area ("Front End APIs")."""
+
+    area = models.ForeignKey(Area, on_delete=models.CASCADE, related_name="aliases")
+    name = models.CharField(max_length=100, help_text="A heading as a post spells it.")
+
+    objects = AreaAliasManager()
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name_plural = "area aliases"
+        constraints = [
+            models.UniqueConstraint(fields=["name"], name="areaalias_unique_name"),
+            models.UniqueConstraint(Lower("name"), name="areaalias_unique_name_ci"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    def natural_key(self):
+        return (self.name,)
+
+    natural_key.dependencies = ["releases.area"]
+
+
+class FeatureQuerySet(models.QuerySet):
+    def published(self):
+        return self.filter(release__is_published=True)
+
+    def newest_first(self):
+        return self.order_by(*(f"-release__{field}" for field in VERSION_PART_FIELDS), "position")
+
+    def version_at_least(self, version):
+        return self.filter(version_bound(version, "gte", prefix="release__"))
+
+    def version_at_most(self, version):
+        return self.filter(version_bound(version, "lte", prefix="release__"))
+
+    def with_missing_links(self, missing=True):
+        """Features that have (or, with ``missing=False``, lack) a link still to be filled in."""
+        has_missing = Exists(Link.objects.missing().filter(feature=OuterRef("pk")))
+        return self.filter(has_missing if missing else ~has_missing)
+
+    def for_release_page(self):
+        """A release's features in post order, with area and links: used inside a prefetch."""
+        return (
+            self.select_related("release", "area")
+            .prefetch_related(Prefetch("links", queryset=Link.objects.order_by("position", "pk")))
+            .order_by("position", "pk")
+        )
+
+    def for_api(self):
+        """Published features, newest release first, with what the API shows: two queries."""
+        return (
+            self.published()
+            .select_related("release", "area")
+            .prefetch_related(Prefetch("links", queryset=Link.objects.order_by("position", "pk")))
+            .newest_first()
+        )
+
+
+class FeatureManager(models.Manager.from_queryset(FeatureQuerySet)):
+    def get_by_natural_key(self, version, slug):
+        return self.get(release__version=version, slug=slug)
+
+
+class Feature(Timestamped):
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="features")
+    title = models.CharField(max_length=200, help_text="The feature's name, as announced.")
+    slug = models.SlugField(
+        max_length=120, help_text="Unique within its release; stays the same when retitled."
+    )
+    stability = models.CharField(
+        max_length=10,
+        choices=Stability.choices,
+        blank=True,
+        help_text="Empty when the post gives no stability (e.g. a domain library's release).",
+    )
+    area = models.ForeignKey(
+        Area,
+        on_delete=models.PROTECT,
+        related_name="features",
+        help_text="The section of the post the feature belongs to.",
+    )
+    summary = models.TextField(blank=True, help_text="What it is, in our own words.")
+    position = models.PositiveSmallIntegerField(
+        default=0, help_text="Order in the announcement, from 1."
+    )
+    imported_values = models.JSONField(
+        default=dict,
+        blank=True,
+        editable=False,
+        help_text="What the importer last wrote (title, stability, area, position), so that a "
+        "re-import can tell an editor's change from the post's.",
+    )
+
+    objects = FeatureManager()
+
+    class Meta:
+        ordering = ["release", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["release", "slug"], name="feature_unique_slug_per_release"
+            ),
+            models.CheckConstraint(
+                condition=Q(stability__in=[*Stability.values, ""]), name="feature_stability_valid"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["release", "position"], name="feature_release_position_idx"),
+            models.Index(fields=["stability", "release"], name="feature_stability_idx"),
+            models.Index(fields=["area", "release"], name="feature_area_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.title} ({self.release.version})"
+
+    def natural_key(self):
+        return (*self.release.natural_key(), self.slug)
+
+    natural_key.dependencies = ["releases.release", "releases.area"]
+
+
+class LinkQuerySet(models.QuerySet):
+    def missing(self):
+        """Links the post promised but left empty: the editors' to-do list."""
+        return self.filter(url="")
+
+    def present(self):
+        return self.exclude(url="")
+
+    def published(self):
+        return self.filter(feature__release__is_published=True)
+
+    def for_api(self):
+        """Published links, newest release first, in post order: one query."""
+        return (
+            self.published()
+            .select_related("feature__release")
+            .order_by(
+                *(f"-feature__release__{field}" for field in VERSION_PART_FIELDS),
+                "feature__position",
+                "position",
+                "pk",
+            )
+        )
+
+
+class LinkManager(models.Manager.from_queryset(LinkQuerySet)):
+    def get_by_natural_key(self, version, feature_slug, label, url):
+        return self.get(
+            feature__release__version=version, feature__slug=feature_slug, label=label, url=url
+        )
+
+
+class Link(Timestamped):
+    feature = models.ForeignKey(Feature, on_delete=models.CASCADE, related_name="links")
+    kind = models.CharField(
+        max_length=20,
+        choices=LinkKind.choices,
+        default=LinkKind.OTHER,
+        help_text="What the link points to.",
+    )
+    label = models.CharField(
+        max_length=200, help_text="The label the post gives it, e.g. Documentation."
+    )
+    url = models.URLField(
+        max_length=500,
+        blank=True,
+        help_text="Leave empty for a link the post promised but never filled in.",
+    )
+    position = models.PositiveSmallIntegerField(default=0, help_text="Order within the feature.")
+
+    objects = LinkManager()
+
+    class Meta:
+        ordering = ["feature", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["feature", "label", "url"], name="link_unique_label_url_per_feature"
+            ),
+            models.UniqueConstraint(
+                fields=["feature", "url"],
+                condition=~Q(url=""),
+                name="link_unique_url_per_feature",
+                violation_error_message="This feature already links to that URL.",
+            ),
+            models.CheckConstraint(condition=Q(kind__in=LinkKind.values), name="link_kind_valid"),
+        ]
+        indexes = [
+            models.Index(fields=["feature", "position"], name="link_feature_position_idx"),
+            models.Index(fields=["kind"], name="link_kind_idx"),
+            models.Index(fields=["feature"], condition=Q(url=""), name="link_missing_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.label}: {self.url or 'missing'}"
+
+    def natural_key(self):
+        return (*self.feature.natural_key(), self.label, self.url)
+
+    natural_key.dependencies = ["releases.feature"]
+
+    @property
+    def is_missing(self):
+        return not self.url

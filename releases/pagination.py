@@ -1,0 +1,35 @@
+"""Page-number pagination that answers a malformed ``page`` or ``page_size`` with a 400."""
+
+from rest_framework.exceptions import ValidationError
+from rest_framework.pagination import PageNumberPagination
+
+
+class StrictPageNumberPagination(PageNumberPagination):
+    page_size_query_param = "page_size"
+    max_page_size = 100
+
+    def get_page_size(self, request):
+        raw = request.query_params.get(self.page_size_query_param)
+        if raw is None:
+            return self.page_size
+        if not raw.isdigit() or not 1 <= int(raw) <= self.max_page_size:
+            raise ValidationError(
+                {
+                    self.page_size_query_param: [
+                        f"Must be a whole number from 1 to {self.max_page_size}; got '{raw}'."
+                    ]
+                }
+            )
+        return int(raw)
+
+    def paginate_queryset(self, queryset, request, view=None):
+        raw = request.query_params.get(self.page_query_param)
+        if raw is not None and raw != "last" and not (raw.isdigit() and int(raw) >= 1):
+            raise ValidationError(
+                {self.page_query_param: [f"Must be a whole number from 1, or 'last'; got '{raw}'."]}
+            )
+        return super().paginate_queryset(queryset, request, view)
+
+    @property
+    def query_parameters(self):
+        return {self.page_query_param, self.page_size_query_param}

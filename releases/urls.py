@@ -1,0 +1,19 @@
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.routers import DefaultRouter
+
+from . import views
+
+app_name = "releases"
+
+router = DefaultRouter()
+router.register("releases", views.ReleaseViewSet, basename="release")
+router.register("features", views.FeatureViewSet, basename="feature")
+router.register("links", views.LinkViewSet, basename="link")
+router.register("areas", views.AreaViewSet, basename="area")
+
+urlpatterns = [
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="releases:schema"), name="docs"),
+    *router.urls,
+]

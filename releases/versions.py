@@ -1,0 +1,67 @@
+"""
+PyTorch version strings, parsed into parts that sort as versions.
+
+Plain Python with no Django imports: the models, the API filters and the importer share it.
+"1.10" sorts after "1.9", and a pre-release sorts before its final release
+("2.0.0rc1" < "2.0.0"), as PEP 440 orders them.
+"""
+
+import re
+from dataclasses import dataclass
+
+VERSION_RE = re.compile(
+    r"^v?(?P<major>\d{1,3})\.(?P<minor>\d{1,3})(?:\.(?P<micro>\d{1,3}))?"
+    r"(?:(?P<pre_label>a|b|rc)(?P<pre_number>\d{1,3}))?$"
+)
+
+# A final release sorts after every pre-release of the same version.
+PRE_RELEASE_RANKS = {"a": 0, "b": 1, "rc": 2, "": 3}
+
+VERSION_EXAMPLES = "1.9, 1.10, 2.0, 2.1.2 or 2.0.0rc1"
+
+
+class InvalidVersion(ValueError):
+    """The text is not a PyTorch version."""
+
+    def __init__(self, text):
+        super().__init__(f"'{text}' is not a version; expected one such as {VERSION_EXAMPLES}.")
+        self.text = text
+
+
+@dataclass(frozen=True, order=True)
+class Version:
+    major: int
+    minor: int
+    micro: int = 0
+    pre_rank: int = PRE_RELEASE_RANKS[""]
+    pre_number: int = 0
+
+    @classmethod
+    def parse(cls, text):
+        match = VERSION_RE.match((text or "").strip())
+        if match is None:
+            raise InvalidVersion(text)
+        return cls(
+            major=int(match["major"]),
+            minor=int(match["minor"]),
+            micro=int(match["micro"] or 0),
+            pre_rank=PRE_RELEASE_RANKS[match["pre_label"] or ""],
+            pre_number=int(match["pre_number"] or 0),
+        )
+
+    def as_dict(self):
+        """The parts under the names the Release model stores them as."""
+        return {
+            "version_major": self.major,
+            "version_minor": self.minor,
+            "version_micro": self.micro,
+            "version_pre_rank": self.pre_rank,
+            "version_pre_number": self.pre_number,
+        }
+
+
+def normalize(text):
+    """The canonical spelling of a version: no leading "v", no surrounding space."""
+    text = (text or "").strip()
+    Version.parse(text)
+    return text[1:] if text.startswith("v") else text
