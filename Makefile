@@ -8,7 +8,7 @@ PORT ?= 8000
 MANAGE := $(BIN)/python manage.py
 FIXTURES := fixtures/areas.json $(sort $(wildcard fixtures/pytorch-*.json))
 
-.PHONY: run test install install-dev fixtures clean
+.PHONY: run test lint install install-dev fixtures clean
 
 # Fall back to python3 where no python3.11 binary is on PATH (it must still be 3.11).
 ifeq ($(shell command -v $(PYTHON) 2>/dev/null),)
@@ -47,6 +47,11 @@ run: fixtures
 
 test: install-dev
 	$(BIN)/pytest
+
+lint: install-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	DJANGO_DEBUG=1 $(MANAGE) makemigrations --check --dry-run
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache

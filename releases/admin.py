@@ -1,11 +1,16 @@
 """The editors' workspace: curate releases, features, links and areas, alone or in bulk."""
 
 from django.contrib import admin, messages
+from django.db import models
 from django.db.models import Count, Q
 
 from .models import NEWEST_FIRST, Area, AreaAlias, Feature, Link, Release, Stability
 
 FEATURE_NEWEST_FIRST = (*(f"-release__{field.lstrip('-')}" for field in NEWEST_FIRST), "position")
+
+
+# Links are typed without a scheme more often than not; assume https (Django 6's default).
+URL_FIELDS = {models.URLField: {"assume_scheme": "https"}}
 
 
 class HasMissingLinksFilter(admin.SimpleListFilter):
@@ -46,6 +51,7 @@ class FeatureInline(admin.TabularInline):
 
 
 class LinkInline(admin.TabularInline):
+    formfield_overrides = URL_FIELDS
     model = Link
     extra = 0
     fields = ["position", "kind", "label", "url"]
@@ -59,6 +65,7 @@ class AreaAliasInline(admin.TabularInline):
 
 @admin.register(Release)
 class ReleaseAdmin(admin.ModelAdmin):
+    formfield_overrides = URL_FIELDS
     list_display = ["version", "title", "release_date", "is_published", "feature_count"]
     list_filter = ["is_published"]
     search_fields = ["version", "title", "summary"]
@@ -111,7 +118,8 @@ class FeatureAdmin(admin.ModelAdmin):
         "link_count",
         "missing_link_count",
     ]
-    list_editable = ["stability", "area"]
+    # Only choice fields: a foreign key here would query its options once per row.
+    list_editable = ["stability"]
     list_filter = [
         ("release", admin.RelatedOnlyFieldListFilter),
         "stability",
@@ -180,12 +188,17 @@ class FeatureAdmin(admin.ModelAdmin):
 
 @admin.register(Link)
 class LinkAdmin(admin.ModelAdmin):
+    formfield_overrides = URL_FIELDS
     list_display = ["label", "kind", "url", "feature", "release_version", "is_missing"]
     list_editable = ["url"]
     list_filter = [IsMissingFilter, "kind", ("feature__release", admin.RelatedOnlyFieldListFilter)]
     list_select_related = ["feature__release"]
     search_fields = ["label", "url", "feature__title", "feature__release__version"]
-    ordering = [*(f"-feature__release__{field.lstrip('-')}" for field in NEWEST_FIRST), "feature__position", "position"]
+    ordering = [
+        *(f"-feature__release__{field.lstrip('-')}" for field in NEWEST_FIRST),
+        "feature__position",
+        "position",
+    ]
     autocomplete_fields = ["feature"]
     readonly_fields = ["created_at", "updated_at"]
 

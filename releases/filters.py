@@ -125,7 +125,10 @@ class SearchFilter(django_filters.Filter):
     def filter(self, qs, value):
         for word in (value or "").split():
             qs = qs.filter(
-                Q(*(Q(**{f"{name}__icontains": word}) for name in self.search_fields), _connector=Q.OR)
+                Q(
+                    *(Q(**{f"{name}__icontains": word}) for name in self.search_fields),
+                    _connector=Q.OR,
+                )
             )
         return qs
 
@@ -168,13 +171,17 @@ STABILITY_HELP = (
 
 
 class ReleaseFilterSet(django_filters.FilterSet):
-    min_version = VersionFilter(lookup="gte", help_text="Releases at or after this version (1.10 > 1.9).")
+    min_version = VersionFilter(
+        lookup="gte", help_text="Releases at or after this version (1.10 > 1.9)."
+    )
     max_version = VersionFilter(lookup="lte", help_text="Releases at or before this version.")
     released_after = django_filters.DateFilter(
         field_name="release_date", lookup_expr="gte", help_text="Released on or after (YYYY-MM-DD)."
     )
     released_before = django_filters.DateFilter(
-        field_name="release_date", lookup_expr="lte", help_text="Released on or before (YYYY-MM-DD)."
+        field_name="release_date",
+        lookup_expr="lte",
+        help_text="Released on or before (YYYY-MM-DD).",
     )
     search = SearchFilter(
         search_fields=["version", "title", "summary", "highlights"],
@@ -192,7 +199,9 @@ class FeatureFilterSet(django_filters.FilterSet):
         lookup="gte", prefix="release__", help_text="Features of releases at or after this version."
     )
     max_version = VersionFilter(
-        lookup="lte", prefix="release__", help_text="Features of releases at or before this version."
+        lookup="lte",
+        prefix="release__",
+        help_text="Features of releases at or before this version.",
     )
     stability = ChoiceListFilter(
         allowed=STABILITY_VALUES, translate={NO_STABILITY: ""}, help_text=STABILITY_HELP
@@ -212,7 +221,12 @@ class FeatureFilterSet(django_filters.FilterSet):
     )
     ordering = VersionAwareOrderingFilter(
         version_prefix="release__",
-        fields=(("release", "release"), ("title", "title"), ("area__name", "area"), ("position", "position")),
+        fields=(
+            ("release", "release"),
+            ("title", "title"),
+            ("area__name", "area"),
+            ("position", "position"),
+        ),
         help_text="release, title, area or position; prefix with - to reverse. "
         "Default: newest release first, then post order.",
     )
@@ -226,7 +240,9 @@ class FeatureFilterSet(django_filters.FilterSet):
 
 
 class LinkFilterSet(django_filters.FilterSet):
-    release = VersionFilter(prefix="feature__release__", help_text="Links of this release's features.")
+    release = VersionFilter(
+        prefix="feature__release__", help_text="Links of this release's features."
+    )
     kind = ChoiceListFilter(
         allowed=LinkKind.values, help_text="Link kind, or several comma-separated."
     )

@@ -68,7 +68,7 @@ def version_bound(version, lookup, prefix=""):
     runs on the version index.
     """
     strict = {"gte": "gt", "lte": "lt"}[lookup]
-    values = list(zip(VERSION_PART_FIELDS, versions.Version.parse(version).as_dict().values()))
+    values = list(versions.Version.parse(version).as_dict().items())
     last_field, last_value = values[-1]
     condition = Q(**{f"{prefix}{last_field}__{lookup}": last_value})
     for field, value in reversed(values[:-1]):
@@ -172,7 +172,9 @@ class Release(Timestamped):
         constraints = [
             models.UniqueConstraint(fields=["version"], name="release_unique_version"),
             # Also the index that version ordering and version ranges use.
-            models.UniqueConstraint(fields=VERSION_PART_FIELDS, name="release_unique_version_parts"),
+            models.UniqueConstraint(
+                fields=VERSION_PART_FIELDS, name="release_unique_version_parts"
+            ),
             models.CheckConstraint(
                 condition=Q(is_published=False) | Q(release_date__isnull=False),
                 name="release_published_has_date",
@@ -187,20 +189,6 @@ class Release(Timestamped):
     def __str__(self):
         return f"PyTorch {self.version}"
 
-    def natural_key(self):
-        return (self.version,)
-
-    def get_absolute_url(self):
-        return reverse("releases:release-detail", kwargs={"version": self.version})
-
-    @property
-    def parsed_version(self):
-        return versions.Version.parse(self.version)
-
-    @property
-    def highlight_list(self):
-        return [line.strip() for line in self.highlights.splitlines() if line.strip()]
-
     def save(self, *args, **kwargs):
         self.version = versions.normalize(self.version)
         for field, value in self.parsed_version.as_dict().items():
@@ -209,6 +197,20 @@ class Release(Timestamped):
         if update_fields is not None and "version" in update_fields:
             kwargs["update_fields"] = {*update_fields, *VERSION_PART_FIELDS}
         super().save(*args, **kwargs)
+
+    def get_absolute_url(self):
+        return reverse("releases:release-detail", kwargs={"version": self.version})
+
+    def natural_key(self):
+        return (self.version,)
+
+    @property
+    def parsed_version(self):
+        return versions.Version.parse(self.version)
+
+    @property
+    def highlight_list(self):
+        return [line.strip() for line in self.highlights.splitlines() if line.strip()]
 
 
 class AreaQuerySet(models.QuerySet):

@@ -13,7 +13,9 @@ class BlankAsNullURLField(serializers.URLField):
         return value or None
 
 
-@extend_schema_field({"type": "string", "enum": ["stable", "beta", "prototype", None], "nullable": True})
+@extend_schema_field(
+    {"type": "string", "enum": ["stable", "beta", "prototype", None], "nullable": True}
+)
 class StabilityField(serializers.CharField):
     def to_representation(self, value):
         return value or None

@@ -1,4 +1,8 @@
-"""The public, read-only API. Views stay thin: QuerySets say what to read, FilterSets how to narrow it."""
+"""
+The public, read-only API.
+
+Views stay thin: QuerySets say what to read, FilterSets how to narrow it.
+"""
 
 from rest_framework import mixins, viewsets
 

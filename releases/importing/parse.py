@@ -213,7 +213,7 @@ def split_stability(text):
 
 
 def stability_of_section(text):
-    """"Prototype Features" -> "prototype": headings that label the items under them."""
+    """ "Prototype Features" -> "prototype": headings that label the items under them."""
     match = STABILITY_SECTION_RE.search(text)
     return STABILITY_WORDS[match.group(1).lower()] if match else None
 
@@ -566,7 +566,9 @@ def links_of(blocks, base_url):
     link_lists = {
         block.list_id
         for block in blocks
-        if block.kind == "inline" and block.list_id and block.token.children
+        if block.kind == "inline"
+        and block.list_id
+        and block.token.children
         and any(token.type == "link_open" for token in block.token.children)
         and LABEL_PREFIX_RE.match(block.source.split("[", 1)[0] + "(")
     }
@@ -614,9 +616,7 @@ def inline_feature_start(block, default_stability):
     ]
     if not children or children[0].type != "strong_open":
         return None
-    closing = next(
-        (i for i, token in enumerate(children) if token.type == "strong_close"), None
-    )
+    closing = next((i for i, token in enumerate(children) if token.type == "strong_close"), None)
     if closing is None:
         return None
     name = inline_text(children[1:closing]).strip()

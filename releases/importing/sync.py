@@ -50,7 +50,8 @@ class ImportReport:
     def lines(self):
         state = "published" if self.published else "draft"
         lines = [
-            f"Release {self.version}: {'created' if self.release_created else 'existing'} ({state})",
+            f"Release {self.version}: {'created' if self.release_created else 'existing'} "
+            f"({state})",
             f"Features: {len(self.created)} created, {len(self.updated)} updated, "
             f"{len(self.unchanged)} unchanged",
             f"Links: {self.links} in the post, {self.links_created} created, "
@@ -106,7 +107,8 @@ def save_checked(obj, line):
         problems = "; ".join(
             f"{name}: {' '.join(messages)}" for name, messages in error.message_dict.items()
         )
-        raise ImportProblem(f"cannot store {obj._meta.verbose_name} '{obj}': {problems}", line)
+        message = f"cannot store {obj._meta.verbose_name} '{obj}': {problems}"
+        raise ImportProblem(message, line) from None
     obj.save()
 
 
@@ -289,7 +291,9 @@ def compare(parsed, release):
         slug = parsed_feature.slug
         feature = catalog.pop(slug, None)
         if feature is None:
-            differences.append(f"{slug}: in the post (line {parsed_feature.line}), not in the catalog")
+            differences.append(
+                f"{slug}: in the post (line {parsed_feature.line}), not in the catalog"
+            )
             continue
         stability = parsed_feature.stability or ""
         if feature.stability != stability:
@@ -299,7 +303,9 @@ def compare(parsed, release):
             )
         area = areas.find(parsed_feature.area)
         if area is None:
-            differences.append(f"{slug}: the post's heading '{parsed_feature.area}' matches no area")
+            differences.append(
+                f"{slug}: the post's heading '{parsed_feature.area}' matches no area"
+            )
         elif area.pk != feature.area_id:
             differences.append(
                 f"{slug}: area '{feature.area.slug}' in the catalog, '{area.slug}' in the post"

@@ -3,131 +3,463 @@
 import django.db.models.deletion
 import django.db.models.functions.text
 import django.utils.timezone
-import releases.models
 from django.db import migrations, models
+
+import releases.models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Area',
+            name="Area",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('updated_at', models.DateTimeField(db_index=True, default=django.utils.timezone.now, editable=False)),
-                ('name', models.CharField(help_text='As shown to readers, e.g. Frontend APIs.', max_length=100)),
-                ('slug', models.SlugField(help_text="Used in URLs and the API's area filter.", max_length=100)),
-                ('description', models.TextField(blank=True, help_text='What belongs in this area.')),
-                ('needs_review', models.BooleanField(default=False, help_text='Created by the importer from a heading no alias matched: merge or keep.')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "created_at",
+                    models.DateTimeField(default=django.utils.timezone.now, editable=False),
+                ),
+                (
+                    "updated_at",
+                    models.DateTimeField(
+                        db_index=True, default=django.utils.timezone.now, editable=False
+                    ),
+                ),
+                (
+                    "name",
+                    models.CharField(
+                        help_text="As shown to readers, e.g. Frontend APIs.", max_length=100
+                    ),
+                ),
+                (
+                    "slug",
+                    models.SlugField(
+                        help_text="Used in URLs and the API's area filter.", max_length=100
+                    ),
+                ),
+                (
+                    "description",
+                    models.TextField(blank=True, help_text="What belongs in this area."),
+                ),
+                (
+                    "needs_review",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Created by the importer from a heading no alias matched: merge or keep.",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
-                'indexes': [models.Index(fields=['name'], name='area_name_idx')],
-                'constraints': [models.UniqueConstraint(fields=('slug',), name='area_unique_slug'), models.UniqueConstraint(django.db.models.functions.text.Lower('name'), name='area_unique_name_ci')],
+                "ordering": ["name"],
+                "indexes": [models.Index(fields=["name"], name="area_name_idx")],
+                "constraints": [
+                    models.UniqueConstraint(fields=("slug",), name="area_unique_slug"),
+                    models.UniqueConstraint(
+                        django.db.models.functions.text.Lower("name"), name="area_unique_name_ci"
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Release',
+            name="Release",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('updated_at', models.DateTimeField(db_index=True, default=django.utils.timezone.now, editable=False)),
-                ('version', models.CharField(help_text='The version as PyTorch published it: 1.9, 1.10, 2.0, 2.1.2, 2.0.0rc1.', max_length=20, validators=[releases.models.validate_version])),
-                ('version_major', models.PositiveSmallIntegerField(editable=False)),
-                ('version_minor', models.PositiveSmallIntegerField(editable=False)),
-                ('version_micro', models.PositiveSmallIntegerField(editable=False)),
-                ('version_pre_rank', models.PositiveSmallIntegerField(editable=False, help_text='0 alpha, 1 beta, 2 release candidate, 3 final.')),
-                ('version_pre_number', models.PositiveSmallIntegerField(editable=False)),
-                ('title', models.CharField(help_text="The announcement's headline.", max_length=200)),
-                ('release_date', models.DateField(blank=True, help_text='The day the release shipped. Required to publish.', null=True)),
-                ('announcement_url', models.URLField(blank=True, help_text='The blog post that announced the release.', max_length=500)),
-                ('release_notes_url', models.URLField(blank=True, help_text='The full release notes.', max_length=500)),
-                ('summary', models.TextField(blank=True, help_text='A short summary, in our own words.')),
-                ('highlights', models.TextField(blank=True, help_text="The release's highlights in our own words, one per line.")),
-                ('commit_count', models.PositiveIntegerField(blank=True, help_text='Commits since the previous release, if the post says.', null=True)),
-                ('contributor_count', models.PositiveIntegerField(blank=True, help_text='Contributors to the release, if the post says.', null=True)),
-                ('is_published', models.BooleanField(default=False, help_text='Drafts are invisible to the public API. Publishing needs a release date.')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "created_at",
+                    models.DateTimeField(default=django.utils.timezone.now, editable=False),
+                ),
+                (
+                    "updated_at",
+                    models.DateTimeField(
+                        db_index=True, default=django.utils.timezone.now, editable=False
+                    ),
+                ),
+                (
+                    "version",
+                    models.CharField(
+                        help_text="The version as PyTorch published it: 1.9, 1.10, 2.0, 2.1.2, 2.0.0rc1.",
+                        max_length=20,
+                        validators=[releases.models.validate_version],
+                    ),
+                ),
+                ("version_major", models.PositiveSmallIntegerField(editable=False)),
+                ("version_minor", models.PositiveSmallIntegerField(editable=False)),
+                ("version_micro", models.PositiveSmallIntegerField(editable=False)),
+                (
+                    "version_pre_rank",
+                    models.PositiveSmallIntegerField(
+                        editable=False, help_text="0 alpha, 1 beta, 2 release candidate, 3 final."
+                    ),
+                ),
+                ("version_pre_number", models.PositiveSmallIntegerField(editable=False)),
+                (
+                    "title",
+                    models.CharField(help_text="The announcement's headline.", max_length=200),
+                ),
+                (
+                    "release_date",
+                    models.DateField(
+                        blank=True,
+                        help_text="The day the release shipped. Required to publish.",
+                        null=True,
+                    ),
+                ),
+                (
+                    "announcement_url",
+                    models.URLField(
+                        blank=True,
+                        help_text="The blog post that announced the release.",
+                        max_length=500,
+                    ),
+                ),
+                (
+                    "release_notes_url",
+                    models.URLField(
+                        blank=True, help_text="The full release notes.", max_length=500
+                    ),
+                ),
+                (
+                    "summary",
+                    models.TextField(blank=True, help_text="A short summary, in our own words."),
+                ),
+                (
+                    "highlights",
+                    models.TextField(
+                        blank=True,
+                        help_text="The release's highlights in our own words, one per line.",
+                    ),
+                ),
+                (
+                    "commit_count",
+                    models.PositiveIntegerField(
+                        blank=True,
+                        help_text="Commits since the previous release, if the post says.",
+                        null=True,
+                    ),
+                ),
+                (
+                    "contributor_count",
+                    models.PositiveIntegerField(
+                        blank=True,
+                        help_text="Contributors to the release, if the post says.",
+                        null=True,
+                    ),
+                ),
+                (
+                    "is_published",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Drafts are invisible to the public API. Publishing needs a release date.",
+                    ),
+                ),
             ],
             options={
-                'ordering': ('-version_major', '-version_minor', '-version_micro', '-version_pre_rank', '-version_pre_number'),
-                'indexes': [models.Index(fields=['release_date'], name='release_date_idx')],
-                'constraints': [models.UniqueConstraint(fields=('version',), name='release_unique_version'), models.UniqueConstraint(fields=('version_major', 'version_minor', 'version_micro', 'version_pre_rank', 'version_pre_number'), name='release_unique_version_parts'), models.CheckConstraint(condition=models.Q(('is_published', False), ('release_date__isnull', False), _connector='OR'), name='release_published_has_date', violation_error_message='A published release needs a release date.'), models.CheckConstraint(condition=models.Q(('version_pre_rank__lte', 3)), name='release_pre_rank_valid')],
+                "ordering": (
+                    "-version_major",
+                    "-version_minor",
+                    "-version_micro",
+                    "-version_pre_rank",
+                    "-version_pre_number",
+                ),
+                "indexes": [models.Index(fields=["release_date"], name="release_date_idx")],
+                "constraints": [
+                    models.UniqueConstraint(fields=("version",), name="release_unique_version"),
+                    models.UniqueConstraint(
+                        fields=(
+                            "version_major",
+                            "version_minor",
+                            "version_micro",
+                            "version_pre_rank",
+                            "version_pre_number",
+                        ),
+                        name="release_unique_version_parts",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            ("is_published", False),
+                            ("release_date__isnull", False),
+                            _connector="OR",
+                        ),
+                        name="release_published_has_date",
+                        violation_error_message="A published release needs a release date.",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("version_pre_rank__lte", 3)),
+                        name="release_pre_rank_valid",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Feature',
+            name="Feature",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('updated_at', models.DateTimeField(db_index=True, default=django.utils.timezone.now, editable=False)),
-                ('title', models.CharField(help_text="The feature's name, as announced.", max_length=200)),
-                ('slug', models.SlugField(help_text='Unique within its release; stays the same when retitled.', max_length=120)),
-                ('stability', models.CharField(blank=True, choices=[('stable', 'Stable'), ('beta', 'Beta'), ('prototype', 'Prototype')], help_text="Empty when the post gives no stability (e.g. a domain library's release).", max_length=10)),
-                ('summary', models.TextField(blank=True, help_text='What it is, in our own words.')),
-                ('position', models.PositiveSmallIntegerField(default=0, help_text='Order in the announcement, from 1.')),
-                ('imported_values', models.JSONField(blank=True, default=dict, editable=False, help_text="What the importer last wrote (title, stability, area, position), so that a re-import can tell an editor's change from the post's.")),
-                ('area', models.ForeignKey(help_text='The section of the post the feature belongs to.', on_delete=django.db.models.deletion.PROTECT, related_name='features', to='releases.area')),
-                ('release', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='features', to='releases.release')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "created_at",
+                    models.DateTimeField(default=django.utils.timezone.now, editable=False),
+                ),
+                (
+                    "updated_at",
+                    models.DateTimeField(
+                        db_index=True, default=django.utils.timezone.now, editable=False
+                    ),
+                ),
+                (
+                    "title",
+                    models.CharField(help_text="The feature's name, as announced.", max_length=200),
+                ),
+                (
+                    "slug",
+                    models.SlugField(
+                        help_text="Unique within its release; stays the same when retitled.",
+                        max_length=120,
+                    ),
+                ),
+                (
+                    "stability",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("stable", "Stable"),
+                            ("beta", "Beta"),
+                            ("prototype", "Prototype"),
+                        ],
+                        help_text="Empty when the post gives no stability (e.g. a domain library's release).",
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "summary",
+                    models.TextField(blank=True, help_text="What it is, in our own words."),
+                ),
+                (
+                    "position",
+                    models.PositiveSmallIntegerField(
+                        default=0, help_text="Order in the announcement, from 1."
+                    ),
+                ),
+                (
+                    "imported_values",
+                    models.JSONField(
+                        blank=True,
+                        default=dict,
+                        editable=False,
+                        help_text="What the importer last wrote (title, stability, area, position), so that a re-import can tell an editor's change from the post's.",
+                    ),
+                ),
+                (
+                    "area",
+                    models.ForeignKey(
+                        help_text="The section of the post the feature belongs to.",
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="features",
+                        to="releases.area",
+                    ),
+                ),
+                (
+                    "release",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="features",
+                        to="releases.release",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['release', 'position'],
+                "ordering": ["release", "position"],
             },
         ),
         migrations.CreateModel(
-            name='AreaAlias',
+            name="AreaAlias",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(help_text='A heading as a post spells it.', max_length=100)),
-                ('area', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='aliases', to='releases.area')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "name",
+                    models.CharField(help_text="A heading as a post spells it.", max_length=100),
+                ),
+                (
+                    "area",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="aliases",
+                        to="releases.area",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'area aliases',
-                'ordering': ['name'],
-                'constraints': [models.UniqueConstraint(fields=('name',), name='areaalias_unique_name'), models.UniqueConstraint(django.db.models.functions.text.Lower('name'), name='areaalias_unique_name_ci')],
+                "verbose_name_plural": "area aliases",
+                "ordering": ["name"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("name",), name="areaalias_unique_name"),
+                    models.UniqueConstraint(
+                        django.db.models.functions.text.Lower("name"),
+                        name="areaalias_unique_name_ci",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Link',
+            name="Link",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('updated_at', models.DateTimeField(db_index=True, default=django.utils.timezone.now, editable=False)),
-                ('kind', models.CharField(choices=[('documentation', 'Documentation'), ('tutorial', 'Tutorial'), ('recipe', 'Recipe'), ('rfc', 'RFC'), ('design_doc', 'Design doc'), ('usage_examples', 'Usage examples'), ('pull_request', 'Pull request'), ('issue', 'Issue'), ('release_notes', 'Release notes'), ('blog_post', 'Blog post'), ('paper', 'Paper'), ('source_code', 'Source code'), ('other', 'Other')], default='other', help_text='What the link points to.', max_length=20)),
-                ('label', models.CharField(help_text='The label the post gives it, e.g. Documentation.', max_length=200)),
-                ('url', models.URLField(blank=True, help_text='Leave empty for a link the post promised but never filled in.', max_length=500)),
-                ('position', models.PositiveSmallIntegerField(default=0, help_text='Order within the feature.')),
-                ('feature', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='links', to='releases.feature')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "created_at",
+                    models.DateTimeField(default=django.utils.timezone.now, editable=False),
+                ),
+                (
+                    "updated_at",
+                    models.DateTimeField(
+                        db_index=True, default=django.utils.timezone.now, editable=False
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("documentation", "Documentation"),
+                            ("tutorial", "Tutorial"),
+                            ("recipe", "Recipe"),
+                            ("rfc", "RFC"),
+                            ("design_doc", "Design doc"),
+                            ("usage_examples", "Usage examples"),
+                            ("pull_request", "Pull request"),
+                            ("issue", "Issue"),
+                            ("release_notes", "Release notes"),
+                            ("blog_post", "Blog post"),
+                            ("paper", "Paper"),
+                            ("source_code", "Source code"),
+                            ("other", "Other"),
+                        ],
+                        default="other",
+                        help_text="What the link points to.",
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "label",
+                    models.CharField(
+                        help_text="The label the post gives it, e.g. Documentation.", max_length=200
+                    ),
+                ),
+                (
+                    "url",
+                    models.URLField(
+                        blank=True,
+                        help_text="Leave empty for a link the post promised but never filled in.",
+                        max_length=500,
+                    ),
+                ),
+                (
+                    "position",
+                    models.PositiveSmallIntegerField(
+                        default=0, help_text="Order within the feature."
+                    ),
+                ),
+                (
+                    "feature",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="links",
+                        to="releases.feature",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['feature', 'position'],
-                'indexes': [models.Index(fields=['feature', 'position'], name='link_feature_position_idx'), models.Index(fields=['kind'], name='link_kind_idx'), models.Index(condition=models.Q(('url', '')), fields=['feature'], name='link_missing_idx')],
-                'constraints': [models.UniqueConstraint(fields=('feature', 'label', 'url'), name='link_unique_label_url_per_feature'), models.UniqueConstraint(condition=models.Q(('url', ''), _negated=True), fields=('feature', 'url'), name='link_unique_url_per_feature', violation_error_message='This feature already links to that URL.'), models.CheckConstraint(condition=models.Q(('kind__in', ['documentation', 'tutorial', 'recipe', 'rfc', 'design_doc', 'usage_examples', 'pull_request', 'issue', 'release_notes', 'blog_post', 'paper', 'source_code', 'other'])), name='link_kind_valid')],
+                "ordering": ["feature", "position"],
+                "indexes": [
+                    models.Index(fields=["feature", "position"], name="link_feature_position_idx"),
+                    models.Index(fields=["kind"], name="link_kind_idx"),
+                    models.Index(
+                        condition=models.Q(("url", "")), fields=["feature"], name="link_missing_idx"
+                    ),
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("feature", "label", "url"), name="link_unique_label_url_per_feature"
+                    ),
+                    models.UniqueConstraint(
+                        condition=models.Q(("url", ""), _negated=True),
+                        fields=("feature", "url"),
+                        name="link_unique_url_per_feature",
+                        violation_error_message="This feature already links to that URL.",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            (
+                                "kind__in",
+                                [
+                                    "documentation",
+                                    "tutorial",
+                                    "recipe",
+                                    "rfc",
+                                    "design_doc",
+                                    "usage_examples",
+                                    "pull_request",
+                                    "issue",
+                                    "release_notes",
+                                    "blog_post",
+                                    "paper",
+                                    "source_code",
+                                    "other",
+                                ],
+                            )
+                        ),
+                        name="link_kind_valid",
+                    ),
+                ],
             },
         ),
         migrations.AddIndex(
-            model_name='feature',
-            index=models.Index(fields=['release', 'position'], name='feature_release_position_idx'),
+            model_name="feature",
+            index=models.Index(fields=["release", "position"], name="feature_release_position_idx"),
         ),
         migrations.AddIndex(
-            model_name='feature',
-            index=models.Index(fields=['stability', 'release'], name='feature_stability_idx'),
+            model_name="feature",
+            index=models.Index(fields=["stability", "release"], name="feature_stability_idx"),
         ),
         migrations.AddIndex(
-            model_name='feature',
-            index=models.Index(fields=['area', 'release'], name='feature_area_idx'),
+            model_name="feature",
+            index=models.Index(fields=["area", "release"], name="feature_area_idx"),
         ),
         migrations.AddConstraint(
-            model_name='feature',
-            constraint=models.UniqueConstraint(fields=('release', 'slug'), name='feature_unique_slug_per_release'),
+            model_name="feature",
+            constraint=models.UniqueConstraint(
+                fields=("release", "slug"), name="feature_unique_slug_per_release"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='feature',
-            constraint=models.CheckConstraint(condition=models.Q(('stability__in', ['stable', 'beta', 'prototype', ''])), name='feature_stability_valid'),
+            model_name="feature",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("stability__in", ["stable", "beta", "prototype", ""])),
+                name="feature_stability_valid",
+            ),
         ),
     ]

@@ -31,7 +31,9 @@ class Command(BaseCommand):
         try:
             group = Group.objects.get(name=EDITORS_GROUP)
         except Group.DoesNotExist:
-            raise CommandError(f'the "{EDITORS_GROUP}" group is missing: run migrate first') from None
+            raise CommandError(
+                f'the "{EDITORS_GROUP}" group is missing: run migrate first'
+            ) from None
         User = get_user_model()
         password = self.ask_password(User(username=username, email=email)) if interactive else None
         with transaction.atomic():

@@ -50,12 +50,25 @@ class Command(BaseCommand):
             if unknown:
                 raise CommandError(f"no such release: {', '.join(sorted(unknown))}")
         else:
-            areas = [*Area.objects.order_by("name"), *AreaAlias.objects.order_by("area__name", "name")]
+            areas = [
+                *Area.objects.order_by("name"),
+                *AreaAlias.objects.order_by("area__name", "name"),
+            ]
             self.write(folder / "areas.json", serialize(areas))
         for release in releases:
-            features = Feature.objects.filter(release=release).select_related("release", "area").order_by("position", "pk")
-            links = Link.objects.filter(feature__release=release).select_related("feature__release").order_by("feature__position", "position", "pk")
-            self.write(folder / f"pytorch-{release.version}.json", serialize([release, *features, *links]))
+            features = (
+                Feature.objects.filter(release=release)
+                .select_related("release", "area")
+                .order_by("position", "pk")
+            )
+            links = (
+                Link.objects.filter(feature__release=release)
+                .select_related("feature__release")
+                .order_by("feature__position", "position", "pk")
+            )
+            self.write(
+                folder / f"pytorch-{release.version}.json", serialize([release, *features, *links])
+            )
 
     def write(self, path, data):
         path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

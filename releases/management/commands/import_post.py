@@ -32,10 +32,18 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("path", help="The post: a markdown file with Jekyll front matter.")
-        parser.add_argument("--version", dest="release_version", help="Override the version read from the title.")
-        parser.add_argument("--date", type=iso_date, help="The release date, if the post lacks one.")
-        parser.add_argument("--dry-run", action="store_true", help="Report what would change; write nothing.")
-        parser.add_argument("--publish", action="store_true", help="Publish the release (it needs a date).")
+        parser.add_argument(
+            "--version", dest="release_version", help="Override the version read from the title."
+        )
+        parser.add_argument(
+            "--date", type=iso_date, help="The release date, if the post lacks one."
+        )
+        parser.add_argument(
+            "--dry-run", action="store_true", help="Report what would change; write nothing."
+        )
+        parser.add_argument(
+            "--publish", action="store_true", help="Publish the release (it needs a date)."
+        )
         parser.add_argument(
             "--compare",
             action="store_true",
@@ -65,16 +73,21 @@ class Command(BaseCommand):
 
     def compare(self, path, parsed):
         if not parsed.version:
-            raise CommandError(self.where(path, 2, "cannot tell the version from the title; pass --version"))
+            raise CommandError(
+                self.where(path, 2, "cannot tell the version from the title; pass --version")
+            )
         differences = compare(parsed, find_release(parsed.version))
         for line in differences:
             self.stdout.write(line)
         if differences:
-            raise CommandError(f"{path}: {len(differences)} difference(s) from release {parsed.version}")
+            raise CommandError(
+                f"{path}: {len(differences)} difference(s) from release {parsed.version}"
+            )
+        links = sum(len(feature.links) for feature in parsed.features)
         self.stdout.write(
             self.style.SUCCESS(
                 f"{path}: no difference from release {parsed.version} "
-                f"({len(parsed.features)} features, {sum(len(f.links) for f in parsed.features)} links)"
+                f"({len(parsed.features)} features, {links} links)"
             )
         )
 

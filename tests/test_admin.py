@@ -1,0 +1,225 @@
+"""The admin pages an editor uses, as a member of "Editors" who is not a superuser."""
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from releases.models import EDITORS_GROUP, Feature, Link, Release, Stability
+from tests.factories import FeatureFactory, ReleaseFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def editor(catalog):
+    call_command("create_editor", "eddie", "--no-input", verbosity=0)
+    user = User.objects.get(username="eddie")
+    assert user.is_staff and not user.is_superuser
+    assert list(user.groups.values_list("name", flat=True)) == [EDITORS_GROUP]
+    return user
+
+
+@pytest.fixture
+def editor_client(client, editor):
+    client.force_login(editor)
+    return client
+
+
+def test_editors_group_may_view_add_and_change_but_not_delete(db):
+    codenames = set(
+        Group.objects.get(name=EDITORS_GROUP).permissions.values_list("codename", flat=True)
+    )
+    for model in ["release", "feature", "link", "area", "areaalias"]:
+        assert {f"view_{model}", f"add_{model}", f"change_{model}"} <= codenames
+        assert f"delete_{model}" not in codenames
+
+
+@pytest.mark.parametrize("model", ["release", "feature", "link", "area"])
+def test_editor_sees_every_changelist(editor_client, model):
+    response = editor_client.get(reverse(f"admin:releases_{model}_changelist"))
+    assert response.status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("model", "query"),
+    [
+        ("feature", "?stability__exact=prototype&release__id__exact=__1_8__"),
+        ("feature", "?has_missing_links=yes"),
+        ("feature", "?q=fft"),
+        ("link", "?is_missing=yes"),
+        ("link", "?kind__exact=rfc"),
+        ("release", "?is_published__exact=1"),
+        ("area", "?q=front+end"),
+    ],
+)
+def test_filters_and_search_work(editor_client, model, query):
+    release_18 = Release.objects.get(version="1.8")
+    response = editor_client.get(
+        reverse(f"admin:releases_{model}_changelist") + query.replace("__1_8__", str(release_18.pk))
+    )
+    assert response.status_code == 200
+    assert "result_list" in response.content.decode() or "0 " in response.content.decode()
+
+
+def test_missing_links_filter_lists_the_editors_to_do(editor_client):
+    response = editor_client.get(reverse("admin:releases_link_changelist") + "?is_missing=yes")
+    assert response.context["cl"].result_count == 10
+
+
+def test_editor_fixes_a_features_stability(editor_client):
+    feature = Feature.objects.get(release__version="1.8", slug="remote-module")
+    url = reverse("admin:releases_feature_change", args=[feature.pk])
+    page = editor_client.get(url)
+    assert page.status_code == 200
+    form = page.context["adminform"].form
+    data = {name: form.initial.get(name, "") for name in form.fields}
+    data.update(release=feature.release_id, area=feature.area_id, stability=Stability.BETA)
+    links = list(feature.links.all())
+    data.update(
+        {
+            "links-TOTAL_FORMS": len(links),
+            "links-INITIAL_FORMS": len(links),
+            "links-MIN_NUM_FORMS": 0,
+            "links-MAX_NUM_FORMS": 1000,
+        }
+    )
+    for index, link in enumerate(links):
+        data.update(
+            {
+                f"links-{index}-id": link.pk,
+                f"links-{index}-feature": feature.pk,
+                f"links-{index}-position": link.position,
+                f"links-{index}-kind": link.kind,
+                f"links-{index}-label": link.label,
+                f"links-{index}-url": link.url,
+            }
+        )
+    response = editor_client.post(url, data)
+    assert response.status_code == 302, (
+        response.context["adminform"].form.errors if response.context else response
+    )
+    feature.refresh_from_db()
+    assert feature.stability == Stability.BETA
+
+
+def test_editor_fills_in_a_missing_link_from_the_changelist(editor_client):
+    link = Link.objects.missing().get(feature__slug="benchmark-utilities")
+    changelist = reverse("admin:releases_link_changelist") + "?is_missing=yes"
+    page = editor_client.get(changelist)
+    formset = page.context["cl"].formset
+    data = {f"form-{key}": value for key, value in formset.management_form.initial.items()}
+    for index, form in enumerate(formset.forms):
+        data[f"form-{index}-id"] = form.instance.pk
+        data[f"form-{index}-url"] = (
+            "https://pytorch.org/docs/stable/benchmark_utils.html"
+            if form.instance.pk == link.pk
+            else ""
+        )
+    data["_save"] = "Save"
+    response = editor_client.post(changelist, data)
+    assert response.status_code == 302
+    link.refresh_from_db()
+    assert link.url == "https://pytorch.org/docs/stable/benchmark_utils.html"
+    assert Link.objects.missing().count() == 9
+
+
+def test_bulk_action_marks_features_stable(editor_client):
+    features = Feature.objects.filter(release__version="1.9", stability=Stability.PROTOTYPE)
+    pks = list(features.values_list("pk", flat=True))
+    response = editor_client.post(
+        reverse("admin:releases_feature_changelist"),
+        {"action": "mark_stable", "_selected_action": pks},
+    )
+    assert response.status_code == 302
+    assert set(Feature.objects.filter(pk__in=pks).values_list("stability", flat=True)) == {
+        Stability.STABLE
+    }
+
+
+def test_publish_action_refuses_releases_without_a_date(editor_client):
+    undated = ReleaseFactory(version="2.0", release_date=None, is_published=False)
+    editor_client.post(
+        reverse("admin:releases_release_changelist"),
+        {"action": "publish", "_selected_action": [undated.pk]},
+    )
+    undated.refresh_from_db()
+    assert not undated.is_published
+
+
+def test_editor_adds_a_release_with_its_features_inline(editor_client):
+    response = editor_client.get(reverse("admin:releases_release_add"))
+    assert response.status_code == 200
+    area = Feature.objects.first().area
+    response = editor_client.post(
+        reverse("admin:releases_release_add"),
+        {
+            "version": "1.10",
+            "title": "PyTorch 1.10",
+            "release_date": "2021-10-21",
+            "announcement_url": "",
+            "release_notes_url": "",
+            "summary": "",
+            "highlights": "",
+            "commit_count": "",
+            "contributor_count": "",
+            "features-TOTAL_FORMS": 1,
+            "features-INITIAL_FORMS": 0,
+            "features-MIN_NUM_FORMS": 0,
+            "features-MAX_NUM_FORMS": 1000,
+            "features-0-position": 1,
+            "features-0-title": "New thing",
+            "features-0-slug": "new-thing",
+            "features-0-stability": "beta",
+            "features-0-area": area.pk,
+        },
+    )
+    assert response.status_code == 302
+    release = Release.objects.get(version="1.10")
+    assert release.version_minor == 10 and not release.is_published
+    assert release.features.get().title == "New thing"
+
+
+def test_area_autocomplete_for_editors(editor_client):
+    response = editor_client.get(
+        reverse("admin:autocomplete"),
+        {"app_label": "releases", "model_name": "feature", "field_name": "area", "term": "dist"},
+    )
+    assert response.status_code == 200
+    assert [item["text"] for item in response.json()["results"]] == ["Distributed Training"]
+
+
+def test_editors_cannot_delete(editor_client):
+    release = Release.objects.get(version="1.6")
+    response = editor_client.get(reverse("admin:releases_release_delete", args=[release.pk]))
+    assert response.status_code == 403
+
+
+def test_anonymous_users_are_sent_to_log_in(client, catalog):
+    response = client.get(reverse("admin:releases_feature_changelist"))
+    assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+def test_staff_outside_the_editors_group_cannot_curate(client, catalog):
+    client.force_login(User.objects.create_user("visitor", is_staff=True))
+    assert client.get(reverse("admin:releases_feature_changelist")).status_code == 403
+
+
+@pytest.mark.parametrize("model", ["release", "feature", "link", "area"])
+def test_changelists_make_no_query_per_row(editor_client, model):
+    url = reverse(f"admin:releases_{model}_changelist")
+
+    def queries():
+        with CaptureQueriesContext(connection) as captured:
+            assert editor_client.get(url).status_code == 200
+        return len(captured)
+
+    before = queries()
+    release = ReleaseFactory()
+    for feature in FeatureFactory.create_batch(20, release=release):
+        feature.links.create(
+            label="Docs", url=f"https://example.org/{feature.pk}", kind="documentation"
+        )
+    assert queries() == before

@@ -1,0 +1,333 @@
+"""The public API, over real HTTP against a live server holding the seed catalog."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from tests.conftest import http
+from tests.factories import FeatureFactory, LinkFactory, ReleaseFactory
+
+
+def titles(response):
+    return [item["title"] for item in response.json()["results"]]
+
+
+# --- releases --------------------------------------------------------------------------------
+
+
+def test_releases_newest_first_with_their_contract(api):
+    response = api("/api/releases/")
+    assert response.status == 200
+    assert response.headers["Content-Type"].startswith("application/json")
+    results = response.json()["results"]
+    assert [item["version"] for item in results] == ["1.9", "1.8", "1.7", "1.6"]
+    first = results[0]
+    assert {
+        "version",
+        "title",
+        "release_date",
+        "announcement_url",
+        "release_notes_url",
+        "feature_count",
+    } <= set(first)
+    assert first["feature_count"] == 18
+    assert first["release_date"] == "2021-06-15"
+
+
+def test_version_filters_compare_as_versions(api, live_catalog):
+    ReleaseFactory(version="1.10")
+    assert [r["version"] for r in api("/api/releases/", min_version="1.9").json()["results"]] == [
+        "1.10",
+        "1.9",
+    ]
+    assert [r["version"] for r in api("/api/releases/", min_version="1.10").json()["results"]] == [
+        "1.10"
+    ]
+    assert [r["version"] for r in api("/api/releases/", max_version="1.7").json()["results"]] == [
+        "1.7",
+        "1.6",
+    ]
+
+
+def test_release_date_and_search_filters(api):
+    after = api("/api/releases/", released_after="2021-01-01").json()["results"]
+    assert [r["version"] for r in after] == ["1.9", "1.8"]
+    before = api("/api/releases/", released_before="2020-10-27").json()["results"]
+    assert [r["version"] for r in before] == ["1.7", "1.6"]
+    assert [
+        r["version"] for r in api("/api/releases/", search="TorchElastic core").json()["results"]
+    ] == ["1.9"]
+
+
+def test_release_detail_lists_its_features_in_post_order(api):
+    release = api("/api/releases/1.8/").json()
+    assert release["version"] == "1.8"
+    assert len(release["features"]) == 14
+    assert [f["position"] for f in release["features"]] == list(range(1, 15))
+    assert release["features"][0]["links"][0]["url"].startswith("https://pytorch.org/blog/")
+
+
+def test_unknown_release_is_404(api):
+    assert api("/api/releases/4.2/").status == 404
+
+
+def test_drafts_are_invisible(api, live_catalog):
+    draft = FeatureFactory(
+        release=ReleaseFactory(version="9.0", is_published=False), title="Secret"
+    )
+    LinkFactory(feature=draft)
+    assert "9.0" not in [r["version"] for r in api("/api/releases/").json()["results"]]
+    assert api("/api/releases/9.0/").status == 404
+    assert api("/api/features/", search="Secret").json()["count"] == 0
+    assert api("/api/links/", release="9.0").json()["count"] == 0
+
+
+# --- features --------------------------------------------------------------------------------
+
+
+def test_feature_items_have_their_contract(api):
+    item = api("/api/features/", release="1.7", search="Benchmark Utilities").json()["results"][0]
+    assert item == {
+        "release": "1.7",
+        "title": "Benchmark Utilities",
+        "slug": "benchmark-utilities",
+        "stability": "beta",
+        "area": "performance-profiling",
+        "area_name": "Performance & Profiling",
+        "summary": item["summary"],
+        "position": 4,
+        "links": [
+            {"kind": "documentation", "label": "Documentation", "url": None, "is_missing": True}
+        ],
+    }
+
+
+def test_prototype_features_of_1_8(api):
+    response = api("/api/features/", release="1.8", stability="prototype")
+    assert response.json()["count"] == 6
+
+
+def test_beta_distributed_training_features_of_1_8(api):
+    response = api("/api/features/", release="1.8", stability="beta", area="distributed-training")
+    assert titles(response) == ["Pipeline Parallelism", "DDP Communication Hook"]
+
+
+def test_several_stabilities_at_once(api):
+    both = api("/api/features/", release="1.9", stability="beta,prototype").json()["count"]
+    beta = api("/api/features/", release="1.9", stability="beta").json()["count"]
+    prototype = api("/api/features/", release="1.9", stability="prototype").json()["count"]
+    assert both == beta + prototype == 12
+
+
+def test_features_without_stability(api):
+    response = api("/api/features/", stability="none", page_size=100)
+    assert sorted(titles(response)) == [
+        "Demo apps",
+        "TorchVision Library",
+        "torchaudio 0.6",
+        "torchvision 0.7",
+    ]
+    assert all(item["stability"] is None for item in response.json()["results"])
+
+
+def test_stable_features_since_1_8(api):
+    response = api("/api/features/", stability="stable", min_version="1.8", page_size=100)
+    assert {item["release"] for item in response.json()["results"]} == {"1.8", "1.9"}
+    assert response.json()["count"] == 5
+
+
+def test_max_version_and_several_areas(api):
+    response = api("/api/features/", max_version="1.6", area="torchvision,torchaudio")
+    assert titles(response) == ["torchvision 0.7", "torchaudio 0.6"]
+
+
+def test_has_missing_links(api):
+    missing = api("/api/features/", has_missing_links="true").json()
+    assert {(item["release"], item["slug"]) for item in missing["results"]} == {
+        ("1.7", "benchmark-utilities"),
+        ("1.7", "nccl-reliability-async-error-timeout-handling"),
+        ("1.7", "torchscript-rpc-remote-and-rpc-sync"),
+        ("1.7", "distributed-optimizer-with-torchscript-support"),
+        ("1.6", "rpc-asynchronous-user-functions"),
+    }
+    complete = api("/api/features/", has_missing_links="false").json()["count"]
+    assert complete + missing["count"] == 67
+
+
+def test_search_matches_title_and_summary_words(api):
+    assert titles(api("/api/features/", search="zeroredundancy")) == ["ZeroRedundancyOptimizer"] * 2
+    assert "Complex Autograd" in titles(api("/api/features/", search="complex gradients"))
+
+
+def test_ordering(api):
+    oldest_first = api("/api/features/", ordering="release,position", page_size=1).json()[
+        "results"
+    ][0]
+    assert (oldest_first["release"], oldest_first["position"]) == ("1.6", 1)
+    by_title = titles(api("/api/features/", release="1.9", ordering="-title", page_size=3))
+    assert by_title == sorted(by_title, reverse=True)
+
+
+def test_default_order_is_newest_release_then_post_order(api):
+    results = api("/api/features/", page_size=100).json()["results"]
+    keys = [(item["release"], item["position"]) for item in results]
+    assert keys[0] == ("1.9", 1)
+    assert keys == sorted(keys, key=lambda key: (-float(key[0]), key[1]))
+
+
+# --- links and areas -------------------------------------------------------------------------
+
+
+def test_missing_links_list(api):
+    response = api("/api/links/", is_missing="true", release="1.7")
+    body = response.json()
+    assert body["count"] == 9
+    assert all(item["url"] is None and item["is_missing"] for item in body["results"])
+    assert set(body["results"][0]) >= {"release", "feature", "kind", "label", "url", "is_missing"}
+
+
+def test_link_filters(api):
+    rfcs = api("/api/links/", kind="rfc", page_size=100).json()["results"]
+    assert {link["url"] for link in rfcs} >= {"https://github.com/pytorch/pytorch/issues/44827"}
+    assert all(link["kind"] == "rfc" for link in rfcs)
+    mobile = api("/api/links/", area="mobile", release="1.8", is_missing="false").json()["results"]
+    assert [link["feature"] for link in mobile] == ["pytorch-mobile-lite-interpreter"]
+
+
+def test_areas_with_feature_counts(api):
+    areas = {area["slug"]: area for area in api("/api/areas/", page_size=100).json()["results"]}
+    assert areas["distributed-training"]["feature_count"] == 21
+    assert "Front End APIs" in areas["frontend-apis"]["aliases"]
+    assert sum(area["feature_count"] for area in areas.values()) == 67
+    assert api("/api/areas/mobile/").json()["name"] == "Mobile"
+
+
+# --- pagination, errors, writes --------------------------------------------------------------
+
+
+def test_page_size_defaults_to_50_and_caps_at_100(api):
+    assert len(api("/api/features/").json()["results"]) == 50
+    assert len(api("/api/features/", page_size=20, page=2).json()["results"]) == 20
+    assert api("/api/features/", page=2).json()["next"] is None
+
+
+@pytest.mark.parametrize(
+    ("path", "params", "parameter", "says"),
+    [
+        ("/api/features/", {"colour": "red"}, "colour", "Allowed: area"),
+        (
+            "/api/features/",
+            {"stability": "experimental"},
+            "stability",
+            "stable, beta, prototype, none",
+        ),
+        ("/api/features/", {"stability": "beta,bogus"}, "stability", "Unknown value 'bogus'"),
+        ("/api/features/", {"release": "1.x"}, "release", "expected one such as"),
+        ("/api/features/", {"min_version": "latest"}, "min_version", "expected one such as"),
+        ("/api/features/", {"area": "nowhere"}, "area", "distributed-training"),
+        ("/api/features/", {"has_missing_links": "maybe"}, "has_missing_links", "true or false"),
+        ("/api/features/", {"ordering": "colour"}, "ordering", "Allowed: release"),
+        ("/api/features/", {"page_size": "abc"}, "page_size", "from 1 to 100"),
+        ("/api/features/", {"page_size": "500"}, "page_size", "from 1 to 100"),
+        ("/api/features/", {"page": "first"}, "page", "whole number"),
+        ("/api/releases/", {"max_version": "2"}, "max_version", "expected one such as"),
+        ("/api/releases/", {"released_after": "last year"}, "released_after", "valid date"),
+        ("/api/releases/", {"stability": "beta"}, "stability", "Unknown query parameter"),
+        ("/api/links/", {"kind": "video"}, "kind", "documentation"),
+        ("/api/links/", {"is_missing": "2"}, "is_missing", "true or false"),
+        ("/api/releases/1.9/", {"page": "1"}, "page", "Unknown query parameter"),
+    ],
+)
+def test_bad_queries_get_a_400_naming_the_parameter(api, path, params, parameter, says):
+    response = api(path, **params)
+    assert response.status == 400
+    body = response.json()
+    assert list(body) == [parameter]
+    assert says in body[parameter][0]
+
+
+def test_every_bad_parameter_is_named_at_once(api):
+    body = api("/api/features/", stability="x", colour="red").json()
+    assert set(body) == {"stability", "colour"}
+
+
+def test_a_page_past_the_end_is_404(api):
+    assert api("/api/features/", page=99).status == 404
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE"])
+@pytest.mark.parametrize(
+    "path",
+    ["/api/releases/", "/api/releases/1.9/", "/api/features/", "/api/links/", "/api/areas/mobile/"],
+)
+def test_anonymous_writes_are_refused(live_catalog, method, path):
+    response = http(
+        live_catalog, path, method=method, data=b"{}", headers={"Content-Type": "application/json"}
+    )
+    assert response.status in {403, 405}
+    assert http(live_catalog, "/api/releases/").json()["count"] == 4
+
+
+def test_openapi_schema_documents_every_filter(api):
+    response = api("/api/schema/", format="json")
+    assert response.status == 200
+    schema = response.json()
+    parameters = {p["name"] for p in schema["paths"]["/api/features/"]["get"]["parameters"]}
+    assert parameters >= {
+        "release",
+        "min_version",
+        "max_version",
+        "stability",
+        "area",
+        "has_missing_links",
+        "search",
+        "ordering",
+        "page",
+        "page_size",
+    }
+    link_parameters = {p["name"] for p in schema["paths"]["/api/links/"]["get"]["parameters"]}
+    assert link_parameters >= {"release", "kind", "is_missing", "area"}
+
+
+def test_docs_page_is_served_with_its_assets(api):
+    page = api("/api/docs/")
+    assert page.status == 200 and b"swagger" in page.body.lower()
+    assert (
+        http(
+            api.server, "/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js"
+        ).status
+        == 200
+    )
+
+
+# --- query counts: in-process, so the queries are countable ----------------------------------
+
+
+def count_queries(client, url):
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response.status_code == 200, response.content
+    return len(queries)
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("/api/releases/?", 2),
+        ("/api/features/?", 3),
+        ("/api/features/?release=1.8&stability=beta,prototype&has_missing_links=false&", 3),
+        ("/api/features/?area=mobile,torchvision&", 4),  # + validating the area slugs
+        ("/api/links/?", 2),
+        ("/api/links/?is_missing=true&kind=documentation&", 2),
+        ("/api/areas/?", 3),
+    ],
+)
+def test_list_query_count_does_not_grow_with_page_size(client, catalog, path, expected):
+    counts = [count_queries(client, f"{path}page_size={size}") for size in (1, 10, 100)]
+    assert counts == [expected] * 3
+
+
+def test_release_page_query_count_does_not_grow_with_its_features(client, catalog):
+    few = count_queries(client, "/api/releases/1.6/")
+    FeatureFactory.create_batch(30, release=ReleaseFactory(version="1.6"))
+    assert count_queries(client, "/api/releases/1.6/") == few == 3

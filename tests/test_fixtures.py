@@ -1,0 +1,107 @@
+"""The committed fixtures load and hold what the four seed posts announce."""
+
+from collections import Counter
+
+import pytest
+from django.core.management import call_command
+
+from releases.models import Area, Feature, Link, Release, Stability
+from tests.conftest import SEEDS_DIR, fixture_files
+
+pytestmark = pytest.mark.django_db
+
+FEATURES_PER_RELEASE = {"1.6": 14, "1.7": 21, "1.8": 14, "1.9": 18}
+RELEASE_DATES = {"1.6": "2020-07-28", "1.7": "2020-10-27", "1.8": "2021-03-04", "1.9": "2021-06-15"}
+
+
+def test_every_fixture_loads_into_an_empty_database_and_loads_again_idempotently():
+    call_command("loaddata", *fixture_files(), verbosity=0)
+    counts = (Release.objects.count(), Feature.objects.count(), Link.objects.count())
+    call_command("loaddata", *fixture_files(), verbosity=0)
+    assert (Release.objects.count(), Feature.objects.count(), Link.objects.count()) == counts
+    assert counts[0] == 4
+
+
+def test_fixtures_carry_no_primary_keys():
+    import json
+
+    for path in fixture_files():
+        assert all("pk" not in item for item in json.loads(path.read_text())), path
+
+
+def test_releases_have_their_public_facts(catalog):
+    releases = {release.version: release for release in Release.objects.all()}
+    assert {
+        version: str(release.release_date) for version, release in releases.items()
+    } == RELEASE_DATES
+    assert all(release.is_published for release in releases.values())
+    assert all(release.summary and release.highlight_list for release in releases.values())
+    assert releases["1.9"].contributor_count == 398
+    assert releases["1.9"].commit_count == 3400
+
+
+def test_every_announced_feature_is_there(catalog):
+    counts = Counter(Feature.objects.values_list("release__version", flat=True))
+    assert counts == FEATURES_PER_RELEASE
+    assert all(Feature.objects.values_list("summary", flat=True))
+
+
+def test_the_six_prototypes_of_1_8(catalog):
+    titles = set(
+        Feature.objects.filter(release__version="1.8", stability=Stability.PROTOTYPE).values_list(
+            "title", flat=True
+        )
+    )
+    assert titles == {
+        "ZeroRedundancyOptimizer",
+        "Process Group NCCL Send/Recv",
+        "CUDA-support in RPC using TensorPipe",
+        "Remote Module",
+        "PyTorch Mobile Lite Interpreter",
+        "FX Graph Mode Quantization",
+    }
+
+
+def test_the_nine_missing_links_of_1_7(catalog):
+    missing = Counter(
+        Link.objects.missing()
+        .filter(feature__release__version="1.7")
+        .values_list("feature__slug", flat=True)
+    )
+    assert missing == {
+        "benchmark-utilities": 1,
+        "nccl-reliability-async-error-timeout-handling": 2,
+        "torchscript-rpc-remote-and-rpc-sync": 3,
+        "distributed-optimizer-with-torchscript-support": 3,
+    }
+
+
+def test_untagged_library_releases_have_no_stability(catalog):
+    libraries = Feature.objects.filter(release__version="1.6", stability="")
+    assert {(f.title, f.area.slug) for f in libraries} == {
+        ("torchvision 0.7", "torchvision"),
+        ("torchaudio 0.6", "torchaudio"),
+    }
+
+
+def test_headings_of_different_posts_land_in_one_area(catalog):
+    frontend = Area.objects.get(slug="frontend-apis")
+    versions = set(frontend.features.values_list("release__version", flat=True))
+    assert versions == {"1.6", "1.7", "1.8", "1.9"}
+
+
+def test_links_keep_their_exact_urls(catalog):
+    amp = Feature.objects.get(release__version="1.6", slug="automatic-mixed-precision-amp-training")
+    assert {(link.kind, link.url) for link in amp.links.all()} == {
+        ("design_doc", "https://github.com/pytorch/pytorch/issues/25081"),
+        ("documentation", "https://pytorch.org/docs/stable/amp.html"),
+        ("usage_examples", "https://pytorch.org/docs/stable/notes/amp_examples.html"),
+    }
+
+
+@pytest.mark.skipif(not SEEDS_DIR.is_dir(), reason=f"no seed posts at {SEEDS_DIR}")
+@pytest.mark.parametrize("version", sorted(FEATURES_PER_RELEASE))
+def test_fixtures_agree_with_what_the_importer_reads_from_each_seed_post(catalog, version, capsys):
+    post = SEEDS_DIR / f"pytorch-{version}-release-post.md"
+    call_command("import_post", str(post), "--compare")
+    assert "no difference" in capsys.readouterr().out

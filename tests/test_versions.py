@@ -1,0 +1,27 @@
+import pytest
+
+from releases.versions import InvalidVersion, Version, normalize
+
+
+def test_minor_versions_sort_numerically():
+    assert Version.parse("1.10") > Version.parse("1.9")
+    assert Version.parse("2.0") > Version.parse("1.13")
+
+
+def test_pre_releases_sort_before_their_final_release():
+    ordered = ["2.0.0a1", "2.0.0b2", "2.0.0rc1", "2.0.0rc2", "2.0", "2.0.1", "2.1.2"]
+    assert sorted(ordered, key=Version.parse) == ordered
+
+
+def test_missing_micro_equals_zero():
+    assert Version.parse("1.9") == Version.parse("1.9.0")
+
+
+@pytest.mark.parametrize("text", ["", "1", "one.two", "1.9.x", "1.9-rc1", "1.9.0.0", "latest"])
+def test_rejects_what_is_not_a_version(text):
+    with pytest.raises(InvalidVersion, match="expected one such as"):
+        Version.parse(text)
+
+
+def test_normalize_drops_a_leading_v():
+    assert normalize(" v1.10 ") == "1.10"
