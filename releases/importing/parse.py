@@ -44,7 +44,7 @@ STABILITY_WORDS = {
     "prototype": "prototype",
     "experimental": "beta",  # renamed to Beta when PyTorch classified features in 2020
 }
-_STABILITY = r"(stable|beta|prototype|experimental)"
+_STABILITY = r"(?P<stability>stable|beta|prototype|experimental)"
 TAG_PREFIX_RE = re.compile(
     rf"^\s*[\[(]\s*{_STABILITY}(?:\s+features?)?\s*[\])]\s*[:\-–—]?\s*(?P<rest>.*)$", re.I
 )
@@ -64,9 +64,11 @@ TITLE_VERSION_RE = re.compile(
     r"\bPyTorch\s+v?(\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc)\d+)?)(?![\w.])", re.I
 )
 FILENAME_DATE_RE = re.compile(r"(\d{4})-(\d{2})-(\d{2})-")
+# "Documentation | Link **Missing Link**", "Design doc (Link **Missing link**)": the label is the
+# run of words before the placeholder, which stops at sentence punctuation.
 MISSING_LINK_RE = re.compile(
-    r"^\s*(?:[*+-]\s+)?(?P<label>[^|()\[\]\n]*?)\s*[|(:]?\s*\(?\s*link\s*\**\s*missing\s+link\s*\**\s*\)?\s*$",
-    re.I | re.M,
+    r"(?P<label>[A-Za-z][\w/&+\- ]{0,40}?)\s*[|(:]?\s*\(?\s*link\s*\**\s*missing\s+link\s*\**\s*\)?",
+    re.I,
 )
 LABEL_PREFIX_RE = re.compile(r"^\s*(?P<label>[^|\[\]()]{1,60}?)\s*(?:\||\(|:)\s*\(?\s*$")
 GENERIC_LINK_TEXT = {"link", "here", "this", "click here", "this link", "see here", "[link]"}
@@ -208,14 +210,14 @@ def split_stability(text):
     for pattern in (TAG_PREFIX_RE, TAG_SUFFIX_RE):
         match = pattern.match(text)
         if match and match.group("rest").strip():
-            return match.group("rest").strip(), STABILITY_WORDS[match.group(1).lower()]
+            return match.group("rest").strip(), STABILITY_WORDS[match.group("stability").lower()]
     return text.strip(), None
 
 
 def stability_of_section(text):
     """ "Prototype Features" -> "prototype": headings that label the items under them."""
     match = STABILITY_SECTION_RE.search(text)
-    return STABILITY_WORDS[match.group(1).lower()] if match else None
+    return STABILITY_WORDS[match.group("stability").lower()] if match else None
 
 
 def first_kind(text):
@@ -706,13 +708,14 @@ class _Collector:
             self.skipped.append(title)
             return
         section_stability = stability_of_section(title) if tag is None else None
-        groups = has_features_below(section, tag or section_stability or default_stability)
-        if tag is not None and not groups:
-            self.add(title, tag, area, section.subtree_blocks(), heading.line)
+        stability = tag or section_stability or default_stability
+        inline, _ = split_inline_features(section.blocks, stability)
+        if tag is not None and not any(blocks[0].list_id for _, _, blocks in inline):
+            self.add_tagged(section, title, tag, area, default_stability, top_level)
             return
         if tag is None and section_stability is None:
             is_area = heading.level <= top_level or bool(section.children)
-            if not is_area and not groups:
+            if not is_area and not has_features_below(section, stability):
                 library = LIBRARY_RELEASE_RE.match(title)
                 self.add(
                     title,
@@ -724,10 +727,44 @@ class _Collector:
                 return
             if is_area:
                 area = title
-        stability = tag or section_stability or default_stability
+        # A container: an area, a stability section, or a tagged heading over a list of
+        # bold feature items; what it holds are the features.
         self.add_inline(section.blocks, area, stability)
         for child in section.children:
             self.visit(child, area, stability, top_level)
+
+    def add_tagged(self, section, title, tag, area, default_stability, top_level):
+        """A tagged heading: one feature, whose sub-sections and bold paragraphs that announce
+        features of their own (posts mix heading levels) are its siblings, not its text."""
+        first_inline = next(
+            (
+                index
+                for index, block in enumerate(section.blocks)
+                if inline_feature_start(block, default_stability) is not None
+            ),
+            len(section.blocks),
+        )
+        own = list(section.blocks[:first_inline])
+        separate = []
+        for child in section.children:
+            if holds_features(child, default_stability):
+                separate.append(child)
+            else:
+                own.extend(child.subtree_blocks())
+        self.add(title, tag, area, own, section.heading.line)
+        self.add_inline(section.blocks[first_inline:], area, default_stability)
+        for child in separate:
+            self.visit(child, area, default_stability, top_level)
+
+
+def holds_features(section, default_stability):
+    """Is this section a feature, or does it hold any?"""
+    title, tag = split_stability(section.heading.text)
+    if tag is not None:
+        return True
+    if NON_FEATURE_RE.search(title):
+        return False
+    return stability_of_section(title) is not None or has_features_below(section, default_stability)
 
 
 # --- the post --------------------------------------------------------------------------------
