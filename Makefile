@@ -8,7 +8,7 @@ PORT ?= 8000
 MANAGE := $(BIN)/python manage.py
 FIXTURES := fixtures/areas.json $(sort $(wildcard fixtures/pytorch-*.json))
 
-.PHONY: run test lint install install-dev fixtures clean
+.PHONY: run test lint parser-report install install-dev fixtures clean
 
 # Fall back to python3 where no python3.11 binary is on PATH (it must still be 3.11).
 ifeq ($(shell command -v $(PYTHON) 2>/dev/null),)
@@ -47,6 +47,10 @@ run: fixtures
 
 test: install-dev
 	$(BIN)/pytest
+
+# How well the post parser reads the sample posts in tests/samples (answer keys beside them).
+parser-report: install
+	$(BIN)/python -m releases.importing.accuracy tests/samples
 
 lint: install-dev
 	$(BIN)/ruff check .

@@ -89,7 +89,8 @@ def report(folder):
         lines.append(
             f"{post_path.name:28} {result.found:>4}/{result.features:<4} "
             f"{result.right_stability:>4}/{result.features:<4} "
-            f"{result.links_found:>4}/{result.links:<4} {result.missing_found:>3}/{result.missing:<4} "
+            f"{result.links_found:>4}/{result.links:<4} "
+            f"{result.missing_found:>3}/{result.missing:<4} "
             f"{result.false_features:>5}"
         )
         lines += [f"    invented: {title}" for title in invented]

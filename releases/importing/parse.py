@@ -67,7 +67,8 @@ FILENAME_DATE_RE = re.compile(r"(\d{4})-(\d{2})-(\d{2})-")
 # "Documentation | Link **Missing Link**", "Design doc (Link **Missing link**)": the label is the
 # run of words before the placeholder, which stops at sentence punctuation.
 MISSING_LINK_RE = re.compile(
-    r"(?P<label>[A-Za-z][\w/&+\- ]{0,40}?)\s*[|(:]?\s*\(?\s*link\s*\**\s*missing\s+link\s*\**\s*\)?",
+    r"(?P<label>[A-Za-z][\w/&+\- ]{0,40}?)\s*[|(:]?\s*"
+    r"\(?\s*link\s*\**\s*missing\s+link\s*\**\s*\)?",
     re.I,
 )
 LABEL_PREFIX_RE = re.compile(r"^\s*(?P<label>[^|\[\]()]{1,60}?)\s*(?:\||\(|:)\s*\(?\s*$")
@@ -185,9 +186,11 @@ def split_front_matter(text):
     try:
         meta = yaml.safe_load("".join(lines[1:index])) or {}
     except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
+        # Where the broken construct began, else where the parser gave up.
+        mark = getattr(error, "context_mark", None) or getattr(error, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 2
-        raise PostError(f"the front matter is not valid YAML: {error}", line) from None
+        problem = getattr(error, "problem", None) or "cannot be read"
+        raise PostError(f"the front matter is not valid YAML: {problem}", line) from None
     if not isinstance(meta, dict):
         raise PostError("the front matter is not a set of 'key: value' lines", 2)
     return meta, "".join(lines[index + 1 :]), index + 2
@@ -710,19 +713,17 @@ class _Collector:
         section_stability = stability_of_section(title) if tag is None else None
         stability = tag or section_stability or default_stability
         inline, _ = split_inline_features(section.blocks, stability)
-        if tag is not None and not any(blocks[0].list_id for _, _, blocks in inline):
-            self.add_tagged(section, title, tag, area, default_stability, top_level)
+        introduces_a_list = any(blocks[0].list_id for _, _, blocks in inline)
+        if tag is not None and not introduces_a_list:
+            self.add_heading_feature(section, title, tag, area, default_stability, top_level)
             return
         if tag is None and section_stability is None:
             is_area = heading.level <= top_level or bool(section.children)
-            if not is_area and not has_features_below(section, stability):
+            if not is_area and not introduces_a_list:
                 library = LIBRARY_RELEASE_RE.match(title)
-                self.add(
-                    title,
-                    default_stability,
-                    library.group("name") if library else area,
-                    section.subtree_blocks(),
-                    heading.line,
+                area = library.group("name") if library else area
+                self.add_heading_feature(
+                    section, title, default_stability, area, default_stability, top_level
                 )
                 return
             if is_area:
@@ -733,8 +734,8 @@ class _Collector:
         for child in section.children:
             self.visit(child, area, stability, top_level)
 
-    def add_tagged(self, section, title, tag, area, default_stability, top_level):
-        """A tagged heading: one feature, whose sub-sections and bold paragraphs that announce
+    def add_heading_feature(self, section, title, stability, area, default_stability, top_level):
+        """A heading that names one feature. Sub-sections and bold paragraphs that announce
         features of their own (posts mix heading levels) are its siblings, not its text."""
         first_inline = next(
             (
@@ -751,7 +752,7 @@ class _Collector:
                 separate.append(child)
             else:
                 own.extend(child.subtree_blocks())
-        self.add(title, tag, area, own, section.heading.line)
+        self.add(title, stability, area, own, section.heading.line)
         self.add_inline(section.blocks[first_inline:], area, default_stability)
         for child in separate:
             self.visit(child, area, default_stability, top_level)

@@ -1,0 +1,417 @@
+"""The release-post parser, on small posts written for each shape it must read."""
+
+import datetime as dt
+import textwrap
+
+import pytest
+
+from releases.importing.accuracy import report
+from releases.importing.parse import LINK_KINDS, PostError, parse_file, parse_post
+from releases.models import LinkKind
+from tests.conftest import SAMPLES_DIR
+
+
+def post(body, title="PyTorch 4.2 released", front=""):
+    return f"---\ntitle: '{title}'\n{front}---\n" + textwrap.dedent(body)
+
+
+def features(body, **kwargs):
+    return parse_post(post(body, **kwargs)).features
+
+
+def summary(body, **kwargs):
+    return [(f.title, f.stability, f.area) for f in features(body, **kwargs)]
+
+
+# --- stability tags and titles ---------------------------------------------------------------
+
+
+def test_prefix_tags_in_brackets_and_parentheses_with_markdown_in_the_title():
+    found = summary(
+        """
+        # Frontend APIs
+        ## [Beta] The `torch.thing` module
+        Text.
+        ### (Stable) *Emphasised* name
+        Text.
+        """
+    )
+    assert found == [
+        ("The torch.thing module", "beta", "Frontend APIs"),
+        ("Emphasised name", "stable", "Frontend APIs"),
+    ]
+
+
+def test_suffix_tags_and_the_old_experimental_label():
+    found = summary(
+        """
+        # Tools
+        ## Fast path (Stable)
+        ## Slow path [Prototype]
+        ## Named things (Experimental)
+        ## [Experimental] Other things
+        """
+    )
+    assert [(title, stability) for title, stability, _ in found] == [
+        ("Fast path", "stable"),
+        ("Slow path", "prototype"),
+        ("Named things", "beta"),
+        ("Other things", "beta"),
+    ]
+
+
+def test_heading_levels_two_to_four_mixed_and_one_indented():
+    found = summary(
+        """
+        # Area one
+        ## [Beta] Level two
+        #### [Beta] Level four
+        ### [Stable] Level three, under level two
+         ## [Prototype] Indented by a space
+        """
+    )
+    assert [title for title, _, _ in found] == [
+        "Level two",
+        "Level four",
+        "Level three, under level two",
+        "Indented by a space",
+    ]
+    assert {area for _, _, area in found} == {"Area one"}
+
+
+def test_a_section_heading_sets_the_stability_of_its_untagged_items():
+    found = summary(
+        """
+        # Extras
+        ## Prototype Features
+        These are in nightlies.
+        #### Alpha helper
+        Text.
+        #### Beta helper
+        Text.
+        """
+    )
+    assert found == [
+        ("Alpha helper", "prototype", "Extras"),
+        ("Beta helper", "prototype", "Extras"),
+    ]
+
+
+def test_bold_bullet_items_are_features_and_their_group_heading_is_not():
+    found = summary(
+        """
+        # Distributed
+        ### (Beta) Distributed updates
+        A few things:
+        * **(Beta) First thing**: does one thing. See [docs](https://example.org/1).
+        * **(Prototype) Second thing** - does another.
+        * Not a feature, just a bullet.
+        """
+    )
+    assert found == [
+        ("First thing", "beta", "Distributed"),
+        ("Second thing", "prototype", "Distributed"),
+    ]
+
+
+def test_bold_paragraphs_and_bold_stability_sections():
+    found = summary(
+        """
+        # Compiler
+        **Beta Features**
+
+        **Partial capture**
+
+        Captures part of a program.
+
+        **Example usage:**
+
+        **Prototype Features**
+
+        **Shared caches**
+
+        Shares things.
+
+        **(Stable) Tagged paragraph**: with its text on the same line.
+        """
+    )
+    assert found == [
+        ("Partial capture", "beta", "Compiler"),
+        ("Shared caches", "prototype", "Compiler"),
+        ("Tagged paragraph", "stable", "Compiler"),
+    ]
+
+
+def test_untagged_headings_below_an_area_are_features_without_stability():
+    found = summary(
+        """
+        # Updated Domain Libraries
+        ## torchvision 0.9
+        New models.
+        # Mobile
+        ## Demo apps
+        New demos.
+        """
+    )
+    assert found == [
+        ("torchvision 0.9", None, "torchvision"),  # a library release files under the library
+        ("Demo apps", None, "Mobile"),
+    ]
+
+
+# --- links -----------------------------------------------------------------------------------
+
+
+def links_of(body):
+    (feature,) = features("# Area\n## [Beta] The feature\n" + textwrap.dedent(body))
+    return [(link.kind, link.label, link.url) for link in feature.links]
+
+
+def test_bulleted_label_then_link_forms():
+    assert links_of(
+        """
+        * Documentation | [Link](https://example.org/docs)
+        * Design doc ([Link](https://example.org/design))
+        * [RFC](https://example.org/rfc/1)
+        * Usage examples ([Link](https://example.org/examples))
+        """
+    ) == [
+        ("documentation", "Documentation", "https://example.org/docs"),
+        ("design_doc", "Design doc", "https://example.org/design"),
+        ("rfc", "RFC", "https://example.org/rfc/1"),
+        ("usage_examples", "Usage examples", "https://example.org/examples"),
+    ]
+
+
+def test_prose_links_take_their_kind_from_text_context_or_url():
+    assert links_of(
+        """
+        See the [documentation](https://example.org/a) and this [tutorial](https://example.org/b).
+        The RFC can be found [here](https://github.com/example/repo/issues/3).
+        It builds on [a paper](https://arxiv.org/abs/1234.5678) and [this PR](https://github.com/example/repo/pull/9).
+        """
+    ) == [
+        ("documentation", "documentation", "https://example.org/a"),
+        ("tutorial", "tutorial", "https://example.org/b"),
+        ("rfc", "RFC", "https://github.com/example/repo/issues/3"),
+        ("paper", "a paper", "https://arxiv.org/abs/1234.5678"),
+        ("pull_request", "this PR", "https://github.com/example/repo/pull/9"),
+    ]
+
+
+def test_missing_link_placeholders_bulleted_unbulleted_and_lower_case():
+    assert links_of(
+        """
+        * Documentation | Link **Missing Link**
+        * Usage examples | Link **Missing Link**
+
+         Design doc | Link  **missing link**
+
+        Some prose, then the note. Tutorial | Link **Missing Link**
+        """
+    ) == [
+        ("documentation", "Documentation", ""),
+        ("usage_examples", "Usage examples", ""),
+        ("design_doc", "Design doc", ""),
+        ("tutorial", "Tutorial", ""),
+    ]
+
+
+def test_a_bare_link_label_among_link_items_is_a_missing_link():
+    assert links_of(
+        """
+        * Tutorial for doing the thing well
+        * Documentation ([Link](https://example.org/docs))
+        """
+    ) == [
+        ("tutorial", "Tutorial for doing the thing well", ""),
+        ("documentation", "Documentation", "https://example.org/docs"),
+    ]
+
+
+def test_html_links_tables_and_relative_urls():
+    assert links_of(
+        """
+        Read the <a href="/docs/stable/thing.html">reference</a>.
+
+        <table>
+          <tr><td>Design</td><td><a href='https://example.org/design'>design doc</a></td></tr>
+        </table>
+
+        | Resource | Where |
+        |---|---|
+        | Blog | [post](https://example.org/blog/thing) |
+
+        ![a picture]({{ site.url }}/assets/picture.png)
+        """
+    ) == [
+        ("documentation", "reference", "https://pytorch.org/docs/stable/thing.html"),
+        ("design_doc", "design doc", "https://example.org/design"),
+        ("blog_post", "post", "https://example.org/blog/thing"),
+    ]
+
+
+def test_each_url_is_kept_once_per_feature():
+    found = links_of("[docs](https://example.org/a), again [here](https://example.org/a).")
+    assert [url for _, _, url in found] == ["https://example.org/a"]
+
+
+def test_every_kind_the_parser_gives_is_a_kind_the_catalog_stores():
+    assert set(LINK_KINDS) == set(LinkKind.values)
+
+
+# --- what is not a feature -------------------------------------------------------------------
+
+
+def test_code_comments_are_not_headings_even_in_oddly_indented_fences():
+    found = summary(
+        """
+        # Area
+        ## [Beta] Real feature
+
+        ```python
+        # a comment, not a heading
+        ## [Stable] nor this
+        ```
+
+           ```
+           # indented fence
+              ```
+        """
+    )
+    assert found == [("Real feature", "beta", "Area")]
+
+
+def test_events_hackathons_and_sign_offs_are_not_features():
+    parsed = parse_post(
+        post(
+            """
+            # Area
+            ## [Beta] The only feature
+            Text with [docs](https://example.org/docs).
+
+            # Additional updates
+            ## Summer Hackathon
+            Join [us](https://example.org/hack).
+            ## PyTorch Developer Day, May 1
+            * Watch Link
+
+            Thanks for reading! Follow us on [Twitter](https://example.org/t).
+
+            Cheers!
+            """
+        )
+    )
+    assert [f.title for f in parsed.features] == ["The only feature"]
+    assert [link.url for link in parsed.features[0].links] == ["https://example.org/docs"]
+    assert parsed.skipped_sections == ["Summer Hackathon", "PyTorch Developer Day, May 1"]
+
+
+def test_a_sign_off_after_the_last_feature_does_not_lend_it_links():
+    (feature,) = features(
+        """
+        # Area
+        ## [Beta] Last feature
+        Its [docs](https://example.org/docs).
+
+        Thanks for reading, and join the [forums](https://example.org/forums).
+        """
+    )
+    assert [link.url for link in feature.links] == ["https://example.org/docs"]
+
+
+# --- the release -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("title", "version"),
+    [
+        ("PyTorch 1.10 Release, including CUDA Graphs APIs", "1.10"),
+        ("PyTorch 2.0: Our next generation release", "2.0"),
+        ("PyTorch v2.1.2 bug-fix release", "2.1.2"),
+        ("PyTorch 2.0.0rc1 is ready for testing", "2.0.0rc1"),
+        ("New library releases in PyTorch", None),
+    ],
+)
+def test_version_from_the_title(title, version):
+    assert parse_post(post("# A\n## [Beta] X\n", title=title)).version == version
+
+
+def test_version_given_explicitly_wins():
+    parsed = parse_post(post("# A\n## [Beta] X\n", title="No version here"), version="v3.4")
+    assert parsed.version == "3.4"
+
+
+def test_release_facts_from_front_matter_filename_and_preamble():
+    text = post(
+        """
+        Built from 3,210 commits by 45 contributors. Full release notes [here](https://example.org/notes).
+        Highlights include:
+        1. First highlight;
+        2. Second highlight.
+
+        # A
+        ## [Beta] X
+        """,
+        front="date: 2030-05-06\npermalink: /blog/pytorch-4.2/\n",
+    )
+    parsed = parse_post(text)
+    assert parsed.release_date == dt.date(2030, 5, 6)
+    assert parsed.announcement_url == "https://pytorch.org/blog/pytorch-4.2/"
+    assert parsed.release_notes_url == "https://example.org/notes"
+    assert (parsed.commit_count, parsed.contributor_count) == (3210, 45)
+    assert parsed.highlights == ["First highlight", "Second highlight."]
+    dated = parse_post(post("# A\n## [Beta] X\n"), filename="_posts/2031-01-02-pytorch.md")
+    assert dated.release_date == dt.date(2031, 1, 2)
+
+
+def test_slugs_are_unique_within_a_post():
+    found = features("# A\n## [Beta] Same name\n# B\n## [Stable] Same name\n")
+    assert [f.slug for f in found] == ["same-name", "same-name-2"]
+
+
+# --- errors ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "line", "says"),
+    [
+        (b"# Just markdown\n", 1, "no front matter"),
+        (b"---\ntitle: x\n# never closed\n", 1, "never closed"),
+        (b"---\ntitle: [unclosed\n---\n", 2, "not valid YAML"),
+        (b"---\nauthor: me\n---\n# A\n", 2, "no 'title:'"),
+        (
+            b"---\ntitle: PyTorch 4.2\n---\nJust words, no features.\n",
+            None,
+            "announces no features",
+        ),
+        (b"---\ntitle: x\n---\n\x00\x01binary", 4, "binary file"),
+        (b"---\ntitle: x\n---\nline\n\xff\xfe bad", 5, "not UTF-8"),
+        (b"  \n\n", 1, "empty"),
+    ],
+)
+def test_bad_files_fail_with_a_line(tmp_path, content, line, says):
+    path = tmp_path / "post.md"
+    path.write_bytes(content)
+    with pytest.raises(PostError, match=says) as error:
+        parse_file(path)
+    assert error.value.line == line
+
+
+def test_an_unreadable_path_fails_clearly(tmp_path):
+    with pytest.raises(PostError, match="cannot read"):
+        parse_file(tmp_path / "absent.md")
+    with pytest.raises(PostError, match="cannot read"):
+        parse_file(tmp_path)
+
+
+# --- accuracy on posts in other formats ------------------------------------------------------
+
+
+def test_accuracy_on_the_sample_posts_meets_the_bar():
+    total, lines = report(SAMPLES_DIR)
+    assert total.features >= 40, "too few sample features to measure anything"
+    assert total.feature_recall >= 0.95, "\n".join(lines)
+    assert total.stability_accuracy >= 0.95, "\n".join(lines)
+    assert total.link_recall >= 0.90, "\n".join(lines)
+    assert total.false_features <= 1, "\n".join(lines)
