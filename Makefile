@@ -6,7 +6,6 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 MANAGE := $(BIN)/python manage.py
-FIXTURES := fixtures/areas.json $(sort $(wildcard fixtures/pytorch-*.json))
 
 .PHONY: run test lint parser-report install install-dev fixtures clean
 
@@ -32,7 +31,7 @@ install-dev: $(VENV)/.installed-dev
 # Migrate and load every fixture. Loading is idempotent: fixtures use natural keys.
 fixtures: install
 	DJANGO_DEBUG=1 $(MANAGE) migrate --no-input
-	DJANGO_DEBUG=1 $(MANAGE) loaddata $(FIXTURES)
+	DJANGO_DEBUG=1 $(MANAGE) load_catalog
 
 run: fixtures
 	@echo ""

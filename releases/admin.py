@@ -1,10 +1,13 @@
 """The editors' workspace: curate releases, features, links and areas, alone or in bulk."""
 
+from django import forms
 from django.contrib import admin, messages
-from django.db import models
+from django.db import models, transaction
 from django.db.models import Count, Q
+from django.template.response import TemplateResponse
+from django.utils.html import format_html, format_html_join
 
-from .models import NEWEST_FIRST, Area, AreaAlias, Feature, Link, Release, Stability
+from .models import NEWEST_FIRST, Area, AreaAlias, Feature, Link, Release, Stability, Track
 
 FEATURE_NEWEST_FIRST = (*(f"-release__{field.lstrip('-')}" for field in NEWEST_FIRST), "position")
 
@@ -56,6 +59,31 @@ class LinkInline(admin.TabularInline):
     extra = 0
     fields = ["position", "kind", "label", "url"]
     ordering = ["position", "pk"]
+
+
+class AppearanceInline(admin.TabularInline):
+    """A track's features, oldest release first."""
+
+    model = Feature
+    verbose_name = "appearance"
+    extra = 0
+    can_delete = False
+    show_change_link = True
+    fields = ["release", "title", "stability", "area"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("release", "area").oldest_first()
+
+
+class MergeIntoTrackForm(forms.Form):
+    track = forms.ModelChoiceField(
+        queryset=Track.objects.order_by("name"),
+        help_text="The track the selected features join.",
+    )
 
 
 class AreaAliasInline(admin.TabularInline):
@@ -127,11 +155,11 @@ class FeatureAdmin(admin.ModelAdmin):
         HasMissingLinksFilter,
     ]
     list_select_related = ["release", "area"]
-    search_fields = ["title", "slug", "summary", "release__version"]
+    search_fields = ["title", "slug", "summary", "release__version", "track__name"]
     ordering = FEATURE_NEWEST_FIRST
-    autocomplete_fields = ["release", "area"]
+    autocomplete_fields = ["release", "area", "track"]
     prepopulated_fields = {"slug": ["title"]}
-    readonly_fields = ["created_at", "updated_at"]
+    readonly_fields = ["track_timeline", "created_at", "updated_at"]
     fields = [
         "release",
         "title",
@@ -139,12 +167,68 @@ class FeatureAdmin(admin.ModelAdmin):
         "stability",
         "area",
         "position",
+        "track",
+        "track_timeline",
         "summary",
         "created_at",
         "updated_at",
     ]
     inlines = [LinkInline]
-    actions = ["mark_stable", "mark_beta", "mark_prototype", "clear_stability"]
+    actions = [
+        "mark_stable",
+        "mark_beta",
+        "mark_prototype",
+        "clear_stability",
+        "merge_into_track",
+        "split_into_own_track",
+    ]
+
+    @admin.display(description="timeline")
+    def track_timeline(self, feature):
+        if feature.pk is None:
+            return "Saved features show their track's timeline here."
+        appearances = feature.track.features.select_related("release").oldest_first()
+        rows = (
+            (
+                appearance.release.version,
+                appearance.get_stability_display() or "no stability",
+                appearance.title,
+                " (this feature)" if appearance.pk == feature.pk else "",
+            )
+            for appearance in appearances
+        )
+        return format_html("<ol>{}</ol>", format_html_join("", "<li>{}: {} — {}{}</li>", rows))
+
+    @admin.action(description="Merge into track…", permissions=["change"])
+    def merge_into_track(self, request, queryset):
+        queryset = queryset.select_related("release", "track")
+        form = MergeIntoTrackForm(request.POST if "apply" in request.POST else None)
+        if form.is_valid():
+            with transaction.atomic():
+                form.cleaned_data["track"].absorb(queryset)
+            self.message_user(
+                request,
+                f"Moved {len(queryset)} feature(s) into {form.cleaned_data['track']}.",
+                messages.SUCCESS,
+            )
+            return None
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": "Merge into track",
+            "features": queryset,
+            "form": form,
+        }
+        return TemplateResponse(request, "admin/releases/feature/merge_into_track.html", context)
+
+    @admin.action(description="Split into its own track", permissions=["change"])
+    def split_into_own_track(self, request, queryset):
+        features = list(queryset.select_related("release", "area"))
+        with transaction.atomic():
+            Feature.objects.split_off(features)
+        self.message_user(
+            request, f"Gave {len(features)} feature(s) a track of their own.", messages.SUCCESS
+        )
 
     def get_queryset(self, request):
         return (
@@ -233,3 +317,23 @@ class AreaAdmin(admin.ModelAdmin):
     def mark_reviewed(self, request, queryset):
         count = queryset.update(needs_review=False)
         self.message_user(request, f"Marked {count} area(s) reviewed.", messages.SUCCESS)
+
+
+@admin.register(Track)
+class TrackAdmin(admin.ModelAdmin):
+    list_display = ["name", "slug", "area", "appearance_count"]
+    list_filter = [("area", admin.RelatedOnlyFieldListFilter)]
+    list_select_related = ["area"]
+    search_fields = ["name", "slug", "description", "features__title"]
+    ordering = ["name"]
+    autocomplete_fields = ["area"]
+    prepopulated_fields = {"slug": ["name"]}
+    readonly_fields = ["created_at", "updated_at"]
+    inlines = [AppearanceInline]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(appearance_count=Count("features"))
+
+    @admin.display(description="appearances", ordering="appearance_count")
+    def appearance_count(self, track):
+        return track.appearance_count

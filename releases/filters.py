@@ -14,7 +14,17 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework.exceptions import ValidationError
 
 from . import versions
-from .models import NEWEST_FIRST, Area, Feature, Link, LinkKind, Release, Stability, version_bound
+from .models import (
+    NEWEST_FIRST,
+    Area,
+    Feature,
+    Link,
+    LinkKind,
+    Release,
+    Stability,
+    Track,
+    version_bound,
+)
 
 NO_STABILITY = "none"
 
@@ -123,13 +133,17 @@ class SearchFilter(django_filters.Filter):
         super().__init__(*args, **kwargs)
 
     def filter(self, qs, value):
-        for word in (value or "").split():
+        words = (value or "").split()
+        for word in words:
             qs = qs.filter(
                 Q(
                     *(Q(**{f"{name}__icontains": word}) for name in self.search_fields),
                     _connector=Q.OR,
                 )
             )
+        # Matching across a to-many relation can repeat a row.
+        if words and any("__" in name for name in self.search_fields):
+            qs = qs.distinct()
         return qs
 
 
@@ -215,6 +229,11 @@ class FeatureFilterSet(django_filters.FilterSet):
         method="filter_has_missing_links",
         help_text="true: features with a link the post promised but left empty; false: none.",
     )
+    promoted = StrictBooleanFilter(
+        method="filter_promoted",
+        help_text="true: features more stable than their track's previous appearance.",
+    )
+    track = django_filters.CharFilter(field_name="track__slug", help_text="A track's slug.")
     search = SearchFilter(
         search_fields=["title", "summary"],
         help_text="Words that must all appear in the title or summary.",
@@ -237,6 +256,9 @@ class FeatureFilterSet(django_filters.FilterSet):
 
     def filter_has_missing_links(self, queryset, name, value):
         return queryset if value is None else queryset.with_missing_links(value)
+
+    def filter_promoted(self, queryset, name, value):
+        return queryset if value is None else queryset.promoted(value)
 
 
 class LinkFilterSet(django_filters.FilterSet):
@@ -275,13 +297,70 @@ class AreaFilterSet(django_filters.FilterSet):
         model = Area
         fields = []
 
+
+class TrackFilterSet(django_filters.FilterSet):
+    as_of = VersionFilter(
+        method="filter_as_of",
+        help_text="Stages as of this version: only appearances up to it count.",
+    )
+    search = SearchFilter(
+        search_fields=["name", "description", "features__title"],
+        help_text="Words that must all appear in the name, description or a feature's title.",
+    )
+    area = ChoiceListFilter(
+        field_name="area__slug", allowed=area_slugs, help_text="Area slug, or several."
+    )
+    stability = ChoiceListFilter(
+        field_name="stage",
+        allowed=STABILITY_VALUES,
+        translate={NO_STABILITY: ""},
+        help_text="The current stage (or as of `as_of`). " + STABILITY_HELP,
+    )
+    promoted_in = VersionFilter(
+        method="filter_promoted_in", help_text="Tracks whose stage rose in this release."
+    )
+
+    class Meta:
+        model = Track
+        fields = []
+
     def filter_queryset(self, queryset):
-        # Matching through aliases can repeat an area.
-        queryset = super().filter_queryset(queryset)
-        return queryset.distinct() if self.form.cleaned_data.get("search") else queryset
+        # Stages depend on as_of, and the stability filter reads the stages: annotate first.
+        queryset = queryset.for_api(as_of=self.form.cleaned_data.get("as_of"))
+        return super().filter_queryset(queryset)
+
+    def filter_as_of(self, queryset, name, value):
+        return queryset  # applied in filter_queryset, before the other filters
+
+    def filter_promoted_in(self, queryset, name, value):
+        return queryset if not value else queryset.promoted_in(value)
+
+
+class CompareForm(forms.Form):
+    """The query of /api/compare/: two versions, the second later than the first."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["from"] = VersionField(help_text="The version you run, e.g. 1.7.")
+        self.fields["to"] = VersionField(help_text="The version you upgrade to, e.g. 1.9.")
+
+    def clean(self):
+        cleaned = super().clean()
+        start, end = cleaned.get("from"), cleaned.get("to")
+        if start and end and versions.Version.parse(end) <= versions.Version.parse(start):
+            self.add_error("to", f"Must be a later version than from ({start}); got {end}.")
+        return cleaned
 
 
 # --- backend ---------------------------------------------------------------------------------
+
+
+def reject_bad_query(query_params, allowed, form_errors=None):
+    """One 400 naming every unknown query parameter and every malformed value."""
+    message = f"Unknown query parameter. Allowed: {', '.join(sorted(allowed))}."
+    errors = {name: [message] for name in sorted(set(query_params) - set(allowed))}
+    if errors or form_errors:
+        raise ValidationError({**(form_errors or {}), **errors})
 
 
 class StrictFilterBackend(DjangoFilterBackend):
@@ -301,17 +380,12 @@ class StrictFilterBackend(DjangoFilterBackend):
 
     def filter_queryset(self, request, queryset, view):
         allowed = self.allowed_parameters(request, queryset, view)
-        message = f"Unknown query parameter. Allowed: {', '.join(sorted(allowed))}."
-        errors = {name: [message] for name in sorted(set(request.query_params) - allowed)}
-        if getattr(view, "action", None) != "list":
-            if errors:
-                raise ValidationError(errors)
-            return queryset
-        filterset = self.get_filterset(request, queryset, view)
+        filterset = None
+        if getattr(view, "action", None) == "list":
+            filterset = self.get_filterset(request, queryset, view)
         if filterset is None:
-            if errors:
-                raise ValidationError(errors)
+            reject_bad_query(request.query_params, allowed)
             return queryset
-        if errors or not filterset.is_valid():
-            raise ValidationError({**filterset.errors, **errors})
+        valid = filterset.is_valid()
+        reject_bad_query(request.query_params, allowed, None if valid else filterset.errors)
         return filterset.qs

@@ -7,7 +7,18 @@ Data rules live here and in the database (constraints); read rules live on the Q
 
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    F,
+    OuterRef,
+    Prefetch,
+    Q,
+    Subquery,
+    Value,
+    When,
+)
 from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils import timezone
@@ -23,6 +34,18 @@ class Stability(models.TextChoices):
     STABLE = "stable", "Stable"
     BETA = "beta", "Beta"
     PROTOTYPE = "prototype", "Prototype"
+
+
+# Higher is more mature; a feature with no stability has no rank and is never "promoted".
+STABILITY_RANKS = {Stability.PROTOTYPE: 1, Stability.BETA: 2, Stability.STABLE: 3}
+
+
+def stability_rank_expression(field="stability"):
+    return Case(
+        *(When(**{field: level}, then=Value(rank)) for level, rank in STABILITY_RANKS.items()),
+        default=None,
+        output_field=models.PositiveSmallIntegerField(),
+    )
 
 
 class LinkKind(models.TextChoices):
@@ -56,6 +79,19 @@ VERSION_PART_FIELDS = (
     "version_pre_number",
 )
 NEWEST_FIRST = tuple(f"-{field}" for field in VERSION_PART_FIELDS)
+
+
+def version_before_outer(prefix="", outer_prefix=""):
+    """A Q object: the version reached through ``prefix`` is earlier than the outer query's."""
+    fields = list(VERSION_PART_FIELDS)
+    last = fields[-1]
+    condition = Q(**{f"{prefix}{last}__lt": OuterRef(f"{outer_prefix}{last}")})
+    for field in reversed(fields[:-1]):
+        outer = OuterRef(f"{outer_prefix}{field}")
+        condition = Q(**{f"{prefix}{field}__lt": outer}) | (
+            Q(**{f"{prefix}{field}": outer}) & condition
+        )
+    return condition
 
 
 def version_bound(version, lookup, prefix=""):
@@ -290,12 +326,165 @@ class AreaAlias(models.Model):
     natural_key.dependencies = ["releases.area"]
 
 
+class TrackQuerySet(models.QuerySet):
+    def with_stage(self, as_of=None):
+        """
+        Annotate each track's ``stage``, ``first_release`` and ``latest_release`` from its
+        published appearances at or before ``as_of`` (all of them when None); tracks with no
+        such appearance are left out. The stage as of a version is the stability of the
+        track's latest appearance at or before it.
+        """
+        appearances = Feature.objects.published().filter(track=OuterRef("pk"))
+        if as_of is not None:
+            appearances = appearances.version_at_most(as_of)
+        latest = appearances.newest_first()
+        first = appearances.oldest_first()
+        return self.annotate(
+            stage=Subquery(latest.values("stability")[:1]),
+            latest_release=Subquery(latest.values("release__version")[:1]),
+            first_release=Subquery(first.values("release__version")[:1]),
+        ).filter(latest_release__isnull=False)
+
+    def promoted_in(self, version):
+        """Tracks whose stage rose in the release ``version``."""
+        parts = versions.Version.parse(version).as_dict()
+        promoted = Feature.objects.promoted().filter(
+            track=OuterRef("pk"), **{f"release__{name}": value for name, value in parts.items()}
+        )
+        return self.filter(Exists(promoted))
+
+    def for_api(self, as_of=None):
+        """Published tracks with their stage and appearances (oldest first): two queries."""
+        appearances = Feature.objects.published().select_related("release").oldest_first()
+        if as_of is not None:
+            appearances = appearances.version_at_most(as_of)
+        return (
+            self.with_stage(as_of)
+            .select_related("area")
+            .prefetch_related(Prefetch("features", queryset=appearances, to_attr="appearances"))
+            .order_by("name", "pk")
+        )
+
+    def compare(self, start, end):
+        """
+        What upgrading from version ``start`` to ``end`` brings, track by track: tracks first
+        seen after ``start`` (added), tracks whose stage rose or fell (with the stage before and
+        after, and the release of the last change), and how many stayed as they were.
+        Two queries, whatever the size of the catalog.
+        """
+        start_version = versions.Version.parse(start)
+        added, promoted, demoted, unchanged = [], [], [], 0
+        for track in self.for_api(as_of=end):
+            appearances = track.appearances
+            earlier = [a for a in appearances if a.release.parsed_version <= start_version]
+            if not earlier:
+                added.append({"track": track, "appearance": appearances[0]})
+                continue
+            before, after = earlier[-1], appearances[-1]
+            before_rank = STABILITY_RANKS.get(before.stability)
+            after_rank = STABILITY_RANKS.get(after.stability)
+            if before.stability == after.stability or None in (before_rank, after_rank):
+                unchanged += 1
+                continue
+            changed_in = before
+            for previous, current in zip(appearances, appearances[1:], strict=False):
+                if current.stability != previous.stability:
+                    changed_in = current
+            change = {"track": track, "before": before, "after": after, "changed_in": changed_in}
+            (promoted if after_rank > before_rank else demoted).append(change)
+        return {"added": added, "promoted": promoted, "demoted": demoted, "unchanged": unchanged}
+
+    def orphaned(self):
+        """Tracks no feature belongs to any more (after a merge or a deletion)."""
+        return self.filter(~Exists(Feature.objects.filter(track=OuterRef("pk"))))
+
+
+class TrackManager(models.Manager.from_queryset(TrackQuerySet)):
+    def get_by_natural_key(self, slug):
+        return self.get(slug=slug)
+
+    def create_for(self, feature):
+        """A track of its own for ``feature``, named after it, with a slug no track has yet."""
+        base = feature.slug[:100]
+        slug = base
+        if self.filter(slug=slug).exists():
+            slug = f"{base}-{feature.release.version.replace('.', '-')}"
+        counter = 1
+        while self.filter(slug=slug).exists():
+            counter += 1
+            slug = f"{base}-{counter}"
+        return self.create(name=feature.title, slug=slug, area=feature.area)
+
+
+class Track(Timestamped):
+    """One capability across releases: torch.fft as a Beta in 1.7, then Stable in 1.8."""
+
+    name = models.CharField(max_length=200, help_text="The capability's name, e.g. torch.fft.")
+    slug = models.SlugField(max_length=120, help_text="Used in URLs and feeds.")
+    area = models.ForeignKey(
+        Area, on_delete=models.PROTECT, related_name="tracks", help_text="Where it belongs."
+    )
+    description = models.TextField(blank=True, help_text="What it is, in our own words.")
+
+    objects = TrackManager()
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.UniqueConstraint(fields=["slug"], name="track_unique_slug")]
+        indexes = [models.Index(fields=["name"], name="track_name_idx")]
+
+    def __str__(self):
+        return self.name
+
+    def natural_key(self):
+        return (self.slug,)
+
+    natural_key.dependencies = ["releases.area"]
+
+    def absorb(self, features):
+        """Move ``features`` into this track and delete the tracks they leave empty."""
+        features = list(features)
+        left = {feature.track_id for feature in features} - {self.pk}
+        Feature.objects.filter(pk__in=[feature.pk for feature in features]).update(
+            track=self, updated_at=timezone.now()
+        )
+        Track.objects.filter(pk__in=left).orphaned().delete()
+
+
 class FeatureQuerySet(models.QuerySet):
     def published(self):
         return self.filter(release__is_published=True)
 
     def newest_first(self):
         return self.order_by(*(f"-release__{field}" for field in VERSION_PART_FIELDS), "position")
+
+    def oldest_first(self):
+        return self.order_by(*(f"release__{field}" for field in VERSION_PART_FIELDS), "position")
+
+    def with_previous_stability(self):
+        """
+        Annotate ``previous_stability`` and ``previous_stability_rank``: the stability of the
+        same track's latest published appearance in an earlier release.
+        """
+        previous = (
+            Feature.objects.published()
+            .filter(version_before_outer("release__", "release__"), track=OuterRef("track"))
+            .newest_first()
+        )
+        return self.annotate(
+            previous_stability=Subquery(previous.values("stability")[:1]),
+            previous_stability_rank=Subquery(previous.values("stability_rank")[:1]),
+        )
+
+    def promoted(self, promoted=True):
+        """Features more stable than their track's previous appearance (or, False, the rest)."""
+        queryset = self.with_previous_stability()
+        rose = Q(stability_rank__gt=F("previous_stability_rank"))
+        if promoted:
+            return queryset.filter(rose)
+        return queryset.filter(
+            Q(stability_rank__isnull=True) | Q(previous_stability_rank__isnull=True) | ~rose
+        )
 
     def version_at_least(self, version):
         return self.filter(version_bound(version, "gte", prefix="release__"))
@@ -311,7 +500,7 @@ class FeatureQuerySet(models.QuerySet):
     def for_release_page(self):
         """A release's features in post order, with area and links: used inside a prefetch."""
         return (
-            self.select_related("release", "area")
+            self.select_related("release", "area", "track")
             .prefetch_related(Prefetch("links", queryset=Link.objects.order_by("position", "pk")))
             .order_by("position", "pk")
         )
@@ -320,7 +509,7 @@ class FeatureQuerySet(models.QuerySet):
         """Published features, newest release first, with what the API shows: two queries."""
         return (
             self.published()
-            .select_related("release", "area")
+            .select_related("release", "area", "track")
             .prefetch_related(Prefetch("links", queryset=Link.objects.order_by("position", "pk")))
             .newest_first()
         )
@@ -329,6 +518,15 @@ class FeatureQuerySet(models.QuerySet):
 class FeatureManager(models.Manager.from_queryset(FeatureQuerySet)):
     def get_by_natural_key(self, version, slug):
         return self.get(release__version=version, slug=slug)
+
+    def split_off(self, features):
+        """Give each of ``features`` a track of its own; delete the tracks left empty."""
+        left = set()
+        for feature in features:
+            left.add(feature.track_id)
+            feature.track = Track.objects.create_for(feature)
+            feature.save(update_fields=["track"])
+        Track.objects.filter(pk__in=left).orphaned().delete()
 
 
 class Feature(Timestamped):
@@ -353,6 +551,20 @@ class Feature(Timestamped):
     position = models.PositiveSmallIntegerField(
         default=0, help_text="Order in the announcement, from 1."
     )
+    track = models.ForeignKey(
+        Track,
+        on_delete=models.PROTECT,
+        blank=True,
+        related_name="features",
+        help_text="The capability this feature is one appearance of. Left empty, the feature "
+        "gets a track of its own.",
+    )
+    stability_rank = models.GeneratedField(
+        expression=stability_rank_expression(),
+        output_field=models.PositiveSmallIntegerField(null=True),
+        db_persist=True,
+        help_text="1 prototype, 2 beta, 3 stable; empty without stability.",
+    )
     imported_values = models.JSONField(
         default=dict,
         blank=True,
@@ -374,6 +586,7 @@ class Feature(Timestamped):
             ),
         ]
         indexes = [
+            models.Index(fields=["track", "release"], name="feature_track_idx"),
             models.Index(fields=["release", "position"], name="feature_release_position_idx"),
             models.Index(fields=["stability", "release"], name="feature_stability_idx"),
             models.Index(fields=["area", "release"], name="feature_area_idx"),
@@ -382,10 +595,15 @@ class Feature(Timestamped):
     def __str__(self):
         return f"{self.title} ({self.release.version})"
 
+    def save(self, *args, **kwargs):
+        if self.track_id is None:
+            self.track = Track.objects.create_for(self)
+        super().save(*args, **kwargs)
+
     def natural_key(self):
         return (*self.release.natural_key(), self.slug)
 
-    natural_key.dependencies = ["releases.release", "releases.area"]
+    natural_key.dependencies = ["releases.release", "releases.area", "releases.track"]
 
 
 class LinkQuerySet(models.QuerySet):

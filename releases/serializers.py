@@ -1,9 +1,8 @@
 """JSON shapes of the public API. Field names are a contract with sites and scripts."""
 
-from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from .models import Area, Feature, Link, Release
+from .models import Area, Feature, Link, Release, Stability, Track
 
 
 class BlankAsNullURLField(serializers.URLField):
@@ -13,10 +12,12 @@ class BlankAsNullURLField(serializers.URLField):
         return value or None
 
 
-@extend_schema_field(
-    {"type": "string", "enum": ["stable", "beta", "prototype", None], "nullable": True}
-)
-class StabilityField(serializers.CharField):
+class StabilityField(serializers.ChoiceField):
+    """stable, beta or prototype; null where the post gives no stability."""
+
+    def __init__(self, **kwargs):
+        super().__init__(choices=Stability.choices, allow_null=True, **kwargs)
+
     def to_representation(self, value):
         return value or None
 
@@ -44,6 +45,7 @@ class FeatureSerializer(serializers.ModelSerializer):
     stability = StabilityField()
     area = serializers.CharField(source="area.slug", help_text="The area's slug.")
     area_name = serializers.CharField(source="area.name")
+    track = serializers.CharField(source="track.slug", help_text="The track's slug.")
     links = LinkSerializer(many=True)
 
     class Meta:
@@ -57,6 +59,7 @@ class FeatureSerializer(serializers.ModelSerializer):
             "area_name",
             "summary",
             "position",
+            "track",
             "links",
         ]
 
@@ -99,3 +102,66 @@ class AreaSerializer(serializers.ModelSerializer):
     class Meta:
         model = Area
         fields = ["slug", "name", "description", "aliases", "feature_count"]
+
+
+class AppearanceSerializer(serializers.ModelSerializer):
+    """One appearance of a track: the feature a release announced."""
+
+    release = serializers.CharField(source="release.version")
+    stability = StabilityField()
+    feature = serializers.CharField(source="slug", help_text="The feature's slug.")
+
+    class Meta:
+        model = Feature
+        fields = ["release", "stability", "feature", "title"]
+
+
+class TrackSerializer(serializers.ModelSerializer):
+    url = serializers.HyperlinkedIdentityField(
+        view_name="releases:track-detail", lookup_field="slug"
+    )
+    area = serializers.CharField(source="area.slug")
+    stability = StabilityField(
+        source="stage", help_text="The current stage, or the stage as of `as_of`."
+    )
+    first_release = serializers.CharField()
+    latest_release = serializers.CharField()
+    appearances = AppearanceSerializer(many=True, help_text="In version order.")
+
+    class Meta:
+        model = Track
+        fields = [
+            "slug",
+            "url",
+            "name",
+            "area",
+            "description",
+            "stability",
+            "first_release",
+            "latest_release",
+            "appearances",
+        ]
+
+
+class TrackSummarySerializer(serializers.Serializer):
+    track = serializers.CharField(source="track.slug")
+    name = serializers.CharField(source="track.name")
+    area = serializers.CharField(source="track.area.slug")
+
+
+class AddedTrackSerializer(TrackSummarySerializer):
+    release = serializers.CharField(source="appearance.release.version", help_text="First seen in.")
+    stability = StabilityField(source="appearance.stability")
+
+
+class StageChangeSerializer(TrackSummarySerializer):
+    before = StabilityField(source="before.stability")
+    after = StabilityField(source="after.stability")
+    changed_in = serializers.CharField(source="changed_in.release.version")
+
+
+class CompareSerializer(serializers.Serializer):
+    added = AddedTrackSerializer(many=True)
+    promoted = StageChangeSerializer(many=True)
+    demoted = StageChangeSerializer(many=True)
+    unchanged = serializers.IntegerField(help_text="Tracks whose stage did not change.")

@@ -11,8 +11,10 @@ router.register("releases", views.ReleaseViewSet, basename="release")
 router.register("features", views.FeatureViewSet, basename="feature")
 router.register("links", views.LinkViewSet, basename="link")
 router.register("areas", views.AreaViewSet, basename="area")
+router.register("tracks", views.TrackViewSet, basename="track")
 
 urlpatterns = [
+    path("compare/", views.CompareView.as_view(), name="compare"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="releases:schema"), name="docs"),
     *router.urls,

@@ -4,16 +4,30 @@ The public, read-only API.
 Views stay thin: QuerySets say what to read, FilterSets how to narrow it.
 """
 
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, viewsets
+from rest_framework.response import Response
+from rest_framework.views import APIView
 
-from .filters import AreaFilterSet, FeatureFilterSet, LinkFilterSet, ReleaseFilterSet
-from .models import Area, Feature, Link, Release
+from .filters import (
+    AreaFilterSet,
+    CompareForm,
+    FeatureFilterSet,
+    LinkFilterSet,
+    ReleaseFilterSet,
+    TrackFilterSet,
+    reject_bad_query,
+)
+from .models import Area, Feature, Link, Release, Track
 from .serializers import (
     AreaSerializer,
+    CompareSerializer,
     FeatureSerializer,
     LinkListSerializer,
     ReleaseDetailSerializer,
     ReleaseSerializer,
+    TrackSerializer,
 )
 
 
@@ -56,3 +70,40 @@ class AreaViewSet(viewsets.ReadOnlyModelViewSet):
     queryset = Area.objects.for_api().prefetch_related("aliases")
     serializer_class = AreaSerializer
     filterset_class = AreaFilterSet
+
+
+class TrackViewSet(viewsets.ReadOnlyModelViewSet):
+    """
+    Capabilities across releases, each with its stage (the stability of its latest
+    appearance) and its appearances in version order.
+    """
+
+    lookup_field = "slug"
+    serializer_class = TrackSerializer
+    filterset_class = TrackFilterSet
+
+    def get_queryset(self):
+        if self.action == "retrieve":
+            return Track.objects.for_api()
+        # TrackFilterSet applies for_api() itself, with its as_of.
+        return Track.objects.all()
+
+
+class CompareView(APIView):
+    """What upgrading from one version to another brings: tracks added, promoted, demoted."""
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("from", OpenApiTypes.STR, required=True, description="e.g. 1.7"),
+            OpenApiParameter("to", OpenApiTypes.STR, required=True, description="e.g. 1.9"),
+        ],
+        responses=CompareSerializer,
+    )
+    def get(self, request):
+        form = CompareForm(request.query_params)
+        valid = form.is_valid()
+        reject_bad_query(request.query_params, {"from", "to", "format"}, form.errors or None)
+        assert valid
+        start, end = form.cleaned_data["from"], form.cleaned_data["to"]
+        changes = Track.objects.compare(start, end)
+        return Response({"from": start, "to": end, **CompareSerializer(changes).data})

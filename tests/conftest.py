@@ -9,25 +9,19 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 
-FIXTURES_DIR = Path(settings.BASE_DIR) / "fixtures"
 SEEDS_DIR = Path(os.environ.get("SEEDS_DIR", Path(settings.BASE_DIR).parent / "shared" / "seeds"))
 SAMPLES_DIR = Path(__file__).parent / "samples"
 
 
-def fixture_files():
-    """Every fixture, areas first: the order `make run` loads them in."""
-    return [FIXTURES_DIR / "areas.json", *sorted(FIXTURES_DIR.glob("pytorch-*.json"))]
-
-
 @pytest.fixture
 def catalog(db):
-    call_command("loaddata", *fixture_files(), verbosity=0)
+    call_command("load_catalog", verbosity=0)
 
 
 @pytest.fixture
 def live_catalog(transactional_db, live_server):
     """The seed catalog behind a real HTTP server."""
-    call_command("loaddata", *fixture_files(), verbosity=0)
+    call_command("load_catalog", verbosity=0)
     return live_server
 
 

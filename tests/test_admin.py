@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from releases.models import EDITORS_GROUP, Feature, Link, Release, Stability
+from releases.models import EDITORS_GROUP, Feature, Link, Release, Stability, Track
 from tests.factories import FeatureFactory, ReleaseFactory
 
 pytestmark = pytest.mark.django_db
@@ -32,12 +32,12 @@ def test_editors_group_may_view_add_and_change_but_not_delete(db):
     codenames = set(
         Group.objects.get(name=EDITORS_GROUP).permissions.values_list("codename", flat=True)
     )
-    for model in ["release", "feature", "link", "area", "areaalias"]:
+    for model in ["release", "feature", "link", "area", "areaalias", "track"]:
         assert {f"view_{model}", f"add_{model}", f"change_{model}"} <= codenames
         assert f"delete_{model}" not in codenames
 
 
-@pytest.mark.parametrize("model", ["release", "feature", "link", "area"])
+@pytest.mark.parametrize("model", ["release", "feature", "link", "area", "track"])
 def test_editor_sees_every_changelist(editor_client, model):
     response = editor_client.get(reverse(f"admin:releases_{model}_changelist"))
     assert response.status_code == 200
@@ -207,7 +207,7 @@ def test_staff_outside_the_editors_group_cannot_curate(client, catalog):
     assert client.get(reverse("admin:releases_feature_changelist")).status_code == 403
 
 
-@pytest.mark.parametrize("model", ["release", "feature", "link", "area"])
+@pytest.mark.parametrize("model", ["release", "feature", "link", "area", "track"])
 def test_changelists_make_no_query_per_row(editor_client, model):
     url = reverse(f"admin:releases_{model}_changelist")
 
@@ -223,3 +223,53 @@ def test_changelists_make_no_query_per_row(editor_client, model):
             label="Docs", url=f"https://example.org/{feature.pk}", kind="documentation"
         )
     assert queries() == before
+
+
+def test_merge_into_track_asks_which_track_then_merges(editor_client):
+    set_det = Feature.objects.get(release__version="1.7", slug="torch-set-deterministic")
+    editor_client.post(
+        reverse("admin:releases_feature_changelist"),
+        {"action": "split_into_own_track", "_selected_action": [set_det.pk]},
+    )
+    set_det.refresh_from_db()
+    own = set_det.track
+    assert own.slug != "deterministic-algorithms"
+
+    changelist = reverse("admin:releases_feature_changelist")
+    page = editor_client.post(
+        changelist, {"action": "merge_into_track", "_selected_action": [set_det.pk]}
+    )
+    assert page.status_code == 200
+    assert "Merge into track" in page.content.decode()
+    target = Track.objects.get(slug="deterministic-algorithms")
+    done = editor_client.post(
+        changelist,
+        {
+            "action": "merge_into_track",
+            "_selected_action": [set_det.pk],
+            "apply": "1",
+            "track": target.pk,
+        },
+    )
+    assert done.status_code == 302
+    set_det.refresh_from_db()
+    assert set_det.track == target
+    assert not Track.objects.filter(pk=own.pk).exists()
+
+
+def test_feature_page_shows_its_tracks_timeline(editor_client):
+    feature = Feature.objects.get(release__version="1.8", slug="zeroredundancyoptimizer")
+    page = editor_client.get(reverse("admin:releases_feature_change", args=[feature.pk]))
+    html = page.content.decode()
+    first = html.index("1.8: Prototype")
+    assert first < html.index("1.9: Beta")
+    assert "(this feature)" in html
+
+
+def test_track_page_lists_appearances_in_version_order(editor_client):
+    track = Track.objects.get(slug="module-freezing")
+    page = editor_client.get(reverse("admin:releases_track_change", args=[track.pk]))
+    assert page.status_code == 200
+    inline = page.context["inline_admin_formsets"][0]
+    versions = [form.original.release.version for form in inline]
+    assert versions == ["1.6", "1.9"]

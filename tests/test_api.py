@@ -96,6 +96,7 @@ def test_feature_items_have_their_contract(api):
         "area_name": "Performance & Profiling",
         "summary": item["summary"],
         "position": 4,
+        "track": "benchmark-utilities",
         "links": [
             {"kind": "documentation", "label": "Documentation", "url": None, "is_missing": True}
         ],

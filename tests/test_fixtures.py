@@ -5,8 +5,9 @@ from collections import Counter
 import pytest
 from django.core.management import call_command
 
+from releases.management.commands.load_catalog import fixture_files
 from releases.models import Area, Feature, Link, Release, Stability
-from tests.conftest import SEEDS_DIR, fixture_files
+from tests.conftest import SEEDS_DIR
 
 pytestmark = pytest.mark.django_db
 

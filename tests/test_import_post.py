@@ -9,8 +9,8 @@ import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
+from releases.management.commands.load_catalog import fixture_files
 from releases.models import Area, Feature, Link, Release, Stability
-from tests.conftest import fixture_files
 
 pytestmark = pytest.mark.django_db
 

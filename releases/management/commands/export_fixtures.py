@@ -1,5 +1,6 @@
 """
-Write the catalog to fixtures/: areas.json, and one pytorch-<version>.json per release.
+Write the catalog to fixtures/: areas.json, tracks.json, and one pytorch-<version>.json per
+release.
 
     python manage.py export_fixtures [--dir fixtures] [VERSION ...]
 
@@ -15,9 +16,17 @@ from django.conf import settings
 from django.core import serializers
 from django.core.management.base import BaseCommand, CommandError
 
-from releases.models import Area, AreaAlias, Feature, Link, Release
+from releases.models import Area, AreaAlias, Feature, Link, Release, Track
 
+# Timestamps describe a database, not the catalog; generated columns are the database's to fill.
 SKIPPED_FIELDS = {"created_at", "updated_at"}
+
+
+def generated_fields(model_label):
+    from django.apps import apps
+
+    model = apps.get_model(model_label)
+    return {field.name for field in model._meta.concrete_fields if field.generated}
 
 
 def serialize(objects):
@@ -28,7 +37,7 @@ def serialize(objects):
     )
     for item in data:
         item.pop("pk", None)
-        for name in SKIPPED_FIELDS:
+        for name in SKIPPED_FIELDS | generated_fields(item["model"]):
             item["fields"].pop(name, None)
     return data
 
@@ -55,6 +64,8 @@ class Command(BaseCommand):
                 *AreaAlias.objects.order_by("area__name", "name"),
             ]
             self.write(folder / "areas.json", serialize(areas))
+            tracks = Track.objects.select_related("area").order_by("slug")
+            self.write(folder / "tracks.json", serialize(tracks))
         for release in releases:
             features = (
                 Feature.objects.filter(release=release)

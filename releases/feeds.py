@@ -1,0 +1,102 @@
+"""Atom feeds: new releases, and a track's stage changes ("tell me when X goes Stable")."""
+
+import datetime as dt
+
+from django.contrib.syndication.views import Feed
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from django.utils.feedgenerator import Atom1Feed
+from django.utils.html import format_html, format_html_join
+
+from .models import Release, Stability, Track
+
+
+def day_start(date):
+    return dt.datetime.combine(date, dt.time.min, tzinfo=dt.UTC)
+
+
+def stage_label(stability):
+    return Stability(stability).label if stability else "no stability"
+
+
+class ReleaseFeed(Feed):
+    feed_type = Atom1Feed
+    title = "PyTorch releases"
+    subtitle = "New PyTorch releases with their highlights, from the PyTorch Release Catalog."
+    author_name = "PyTorch Release Catalog"
+
+    def link(self):
+        return reverse("releases:release-list")
+
+    def items(self):
+        return Release.objects.for_api()[:20]
+
+    def item_title(self, release):
+        return f"PyTorch {release.version}: {release.title}"
+
+    def item_description(self, release):
+        highlights = format_html_join(
+            "", "<li>{}</li>", ((line,) for line in release.highlight_list)
+        )
+        return format_html("<p>{}</p><ul>{}</ul>", release.summary, highlights)
+
+    def item_link(self, release):
+        return release.get_absolute_url()
+
+    def item_pubdate(self, release):
+        return day_start(release.release_date)
+
+    def item_updateddate(self, release):
+        return release.updated_at
+
+
+class TrackFeed(Feed):
+    """One entry per change of stage: first appearance, then every promotion or demotion."""
+
+    feed_type = Atom1Feed
+    author_name = "PyTorch Release Catalog"
+
+    def get_object(self, request, slug):
+        return get_object_or_404(Track.objects.for_api(), slug=slug)
+
+    def title(self, track):
+        return f"{track.name}: stability across PyTorch releases"
+
+    def subtitle(self, track):
+        return f"Each time {track.name} changes stage: Prototype, Beta, Stable."
+
+    def link(self, track):
+        return reverse("releases:track-detail", kwargs={"slug": track.slug})
+
+    def items(self, track):
+        changes, previous = [], None
+        for appearance in track.appearances:
+            if previous is None or appearance.stability != previous.stability:
+                changes.append((track, previous, appearance))
+            previous = appearance
+        return list(reversed(changes))
+
+    def item_title(self, item):
+        track, previous, appearance = item
+        version = appearance.release.version
+        if previous is None:
+            return f"{track.name}: {stage_label(appearance.stability)} in {version}"
+        before, after = stage_label(previous.stability), stage_label(appearance.stability)
+        return f"{track.name}: {before} → {after} in {version}"
+
+    def item_description(self, item):
+        _, _, appearance = item
+        return format_html(
+            "<p><strong>{}</strong></p><p>{}</p>", appearance.title, appearance.summary
+        )
+
+    def item_link(self, item):
+        track, _, appearance = item
+        url = reverse("releases:track-detail", kwargs={"slug": track.slug})
+        return f"{url}#release-{appearance.release.version}"
+
+    def item_pubdate(self, item):
+        return day_start(item[2].release.release_date)
+
+    def item_updateddate(self, item):
+        return item[2].updated_at
