@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 MANAGE := $(BIN)/python manage.py
 
-.PHONY: run test lint parser-report install install-dev fixtures clean
+.PHONY: run serve test lint parser-report install install-dev fixtures clean
 
 # Fall back to python3 where no python3.11 binary is on PATH (it must still be 3.11).
 ifeq ($(shell command -v $(PYTHON) 2>/dev/null),)
@@ -43,6 +43,23 @@ run: fixtures
 	@echo "            DJANGO_DEBUG=1 $(MANAGE) createsuperuser        (an administrator)"
 	@echo ""
 	DJANGO_DEBUG=1 $(MANAGE) runserver 127.0.0.1:$(PORT)
+
+# Production settings on loopback: gunicorn, static files from whitenoise, JSON-only API.
+# It speaks plain HTTP, so DJANGO_HTTPS defaults to 0 here; behind a TLS proxy, set it to 1.
+SERVE_ENV := DJANGO_DEBUG=0 DJANGO_HTTPS=$${DJANGO_HTTPS:-0} \
+	DJANGO_ALLOWED_HOSTS=$${DJANGO_ALLOWED_HOSTS:-127.0.0.1,localhost}
+
+serve: install
+	@if [ -z "$$DJANGO_SECRET_KEY" ]; then \
+		echo "DJANGO_SECRET_KEY is not set; production settings refuse to start without it."; \
+		echo "For example: export DJANGO_SECRET_KEY=\"\$$(python3 -c 'import secrets; print(secrets.token_urlsafe(50))')\""; \
+		exit 1; fi
+	$(SERVE_ENV) $(MANAGE) migrate --no-input
+	$(SERVE_ENV) $(MANAGE) collectstatic --no-input -v0
+	$(SERVE_ENV) $(MANAGE) load_catalog --if-empty
+	@echo "Serving on http://127.0.0.1:$(PORT)/ (API /api/, docs /api/docs/, admin /admin/)"
+	$(SERVE_ENV) $(BIN)/gunicorn config.wsgi --bind 127.0.0.1:$(PORT) \
+		--workers $${WEB_CONCURRENCY:-2} --access-logfile - --forwarded-allow-ips="*"
 
 test: install-dev
 	$(BIN)/pytest

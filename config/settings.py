@@ -6,7 +6,11 @@ One module, driven by environment variables (see the README's "Configuration" ta
 - ``DJANGO_DEBUG``: ``1`` for local development (``make run`` sets it); off otherwise.
 - ``DJANGO_SECRET_KEY``: required whenever debug is off.
 - ``DJANGO_ALLOWED_HOSTS``: comma-separated host names.
+- ``DJANGO_HTTPS``: served over HTTPS (behind a TLS proxy that sets X-Forwarded-Proto): HSTS,
+  secure cookies, redirects to https. On unless debug is on.
 - ``DATABASE_URL``: any URL dj-database-url understands; SQLite in the project folder when unset.
+- ``REDIS_URL``: a Redis server for the shared cache (responses, throttling); local memory
+  when unset.
 """
 
 import os
@@ -42,6 +46,21 @@ if not SECRET_KEY:
     SECRET_KEY = "django-insecure-local-development-only"
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]" if DEBUG else "")
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
+
+# HTTPS, as a deployment behind a TLS-terminating proxy serves it.
+HTTPS = env_bool("DJANGO_HTTPS", default=not DEBUG)
+if HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = True
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_HSTS_SECONDS", str(365 * 24 * 3600)))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", default=True)
+    SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", default=True)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -59,6 +78,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -110,6 +130,34 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Hashed, compressed files that browsers may cache forever; `collectstatic` builds them.
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+if DEBUG:
+    # Development: no collectstatic; whitenoise finds files in the apps as they change.
+    STORAGES["staticfiles"] = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
+    WHITENOISE_USE_FINDERS = True
+    WHITENOISE_AUTOREFRESH = True
+
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "catalog",
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "catalog",
+            "OPTIONS": {"MAX_ENTRIES": 5000},
+        }
+    }
 
 FIXTURE_DIRS = [BASE_DIR / "fixtures"]
 
@@ -121,10 +169,16 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["releases.filters.StrictFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "releases.pagination.StrictPageNumberPagination",
     "PAGE_SIZE": 50,
+    # JSON only in production; the browsable API is a development aid.
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
-        "rest_framework.renderers.BrowsableAPIRenderer",
+        *(["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
     ],
+    # Anonymous clients, counted in the cache: shared by every process when REDIS_URL is set.
+    "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.AnonRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {"anon": os.environ.get("API_ANON_RATE", "1200/minute") or None},
+    # Behind N proxies, the client is the Nth address from the right of X-Forwarded-For.
+    "NUM_PROXIES": int(os.environ.get("DJANGO_NUM_PROXIES", "0")),
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
 

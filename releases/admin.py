@@ -9,7 +9,7 @@ from django.utils.html import format_html, format_html_join
 
 from .models import NEWEST_FIRST, Area, AreaAlias, Feature, Link, Release, Stability, Track
 
-FEATURE_NEWEST_FIRST = (*(f"-release__{field.lstrip('-')}" for field in NEWEST_FIRST), "position")
+FEATURE_NEWEST_FIRST = ("-release_version_key", "position")
 
 
 # Links are typed without a scheme more often than not; assume https (Django 6's default).
@@ -278,15 +278,11 @@ class LinkAdmin(admin.ModelAdmin):
     list_filter = [IsMissingFilter, "kind", ("feature__release", admin.RelatedOnlyFieldListFilter)]
     list_select_related = ["feature__release"]
     search_fields = ["label", "url", "feature__title", "feature__release__version"]
-    ordering = [
-        *(f"-feature__release__{field.lstrip('-')}" for field in NEWEST_FIRST),
-        "feature__position",
-        "position",
-    ]
+    ordering = ["-feature__release_version_key", "feature__position", "position"]
     autocomplete_fields = ["feature"]
     readonly_fields = ["created_at", "updated_at"]
 
-    @admin.display(description="release", ordering="feature__release__version_major")
+    @admin.display(description="release", ordering="feature__release_version_key")
     def release_version(self, link):
         return link.feature.release.version
 

@@ -15,7 +15,6 @@ from rest_framework.exceptions import ValidationError
 
 from . import versions
 from .models import (
-    NEWEST_FIRST,
     Area,
     Feature,
     Link,
@@ -85,21 +84,21 @@ class StrictBooleanField(forms.CharField):
 
 @extend_schema_field(OpenApiTypes.STR)
 class VersionFilter(django_filters.Filter):
-    """``lookup`` "exact", "gte" or "lte", on the release reached through ``prefix``."""
+    """A version compared as a version: ``lookup`` is "exact", "gte" or "lte" on ``field_name``,
+    a version key (an integer that sorts as versions do)."""
 
     field_class = VersionField
 
-    def __init__(self, *args, lookup="exact", prefix="", **kwargs):
-        self.lookup, self.prefix = lookup, prefix
-        super().__init__(*args, **kwargs)
+    def __init__(self, *args, lookup="exact", field_name="version_key", **kwargs):
+        self.lookup = lookup
+        super().__init__(*args, field_name=field_name, **kwargs)
 
     def filter(self, qs, value):
         if not value:
             return qs
         if self.lookup == "exact":
-            parts = versions.Version.parse(value).as_dict()
-            return qs.filter(**{f"{self.prefix}{name}": part for name, part in parts.items()})
-        return qs.filter(version_bound(value, self.lookup, prefix=self.prefix))
+            return qs.filter(**{self.field_name: versions.Version.parse(value).key})
+        return qs.filter(version_bound(value, self.lookup, field=self.field_name))
 
 
 @extend_schema_field(OpenApiTypes.STR)
@@ -150,8 +149,8 @@ class SearchFilter(django_filters.Filter):
 class VersionAwareOrderingFilter(django_filters.OrderingFilter):
     """An OrderingFilter where ``release`` orders by version, not by text."""
 
-    def __init__(self, *args, version_prefix, **kwargs):
-        self.version_prefix = version_prefix
+    def __init__(self, *args, version_field, **kwargs):
+        self.version_field = version_field
         super().__init__(*args, **kwargs)
         allowed = ", ".join(value for value, _ in self.extra["choices"])
         self.extra["error_messages"] = {
@@ -162,8 +161,7 @@ class VersionAwareOrderingFilter(django_filters.OrderingFilter):
         descending = param.startswith("-")
         name = param.lstrip("-")
         if name == "release":
-            fields = [field.lstrip("-") for field in NEWEST_FIRST]
-            return [f"{'-' if descending else ''}{self.version_prefix}{field}" for field in fields]
+            return [f"{'-' if descending else ''}{self.version_field}"]
         return [super().get_ordering_value(param)]
 
     def filter(self, qs, value):
@@ -208,13 +206,17 @@ class ReleaseFilterSet(django_filters.FilterSet):
 
 
 class FeatureFilterSet(django_filters.FilterSet):
-    release = VersionFilter(prefix="release__", help_text="Features of this release, e.g. 1.8.")
+    release = VersionFilter(
+        field_name="release_version_key", help_text="Features of this release, e.g. 1.8."
+    )
     min_version = VersionFilter(
-        lookup="gte", prefix="release__", help_text="Features of releases at or after this version."
+        lookup="gte",
+        field_name="release_version_key",
+        help_text="Features of releases at or after this version.",
     )
     max_version = VersionFilter(
         lookup="lte",
-        prefix="release__",
+        field_name="release_version_key",
         help_text="Features of releases at or before this version.",
     )
     stability = ChoiceListFilter(
@@ -239,7 +241,7 @@ class FeatureFilterSet(django_filters.FilterSet):
         help_text="Words that must all appear in the title or summary.",
     )
     ordering = VersionAwareOrderingFilter(
-        version_prefix="release__",
+        version_field="release_version_key",
         fields=(
             ("release", "release"),
             ("title", "title"),
@@ -263,7 +265,7 @@ class FeatureFilterSet(django_filters.FilterSet):
 
 class LinkFilterSet(django_filters.FilterSet):
     release = VersionFilter(
-        prefix="feature__release__", help_text="Links of this release's features."
+        field_name="feature__release_version_key", help_text="Links of this release's features."
     )
     kind = ChoiceListFilter(
         allowed=LinkKind.values, help_text="Link kind, or several comma-separated."

@@ -78,40 +78,12 @@ VERSION_PART_FIELDS = (
     "version_pre_rank",
     "version_pre_number",
 )
-NEWEST_FIRST = tuple(f"-{field}" for field in VERSION_PART_FIELDS)
+NEWEST_FIRST = ("-version_key",)
 
 
-def version_before_outer(prefix="", outer_prefix=""):
-    """A Q object: the version reached through ``prefix`` is earlier than the outer query's."""
-    fields = list(VERSION_PART_FIELDS)
-    last = fields[-1]
-    condition = Q(**{f"{prefix}{last}__lt": OuterRef(f"{outer_prefix}{last}")})
-    for field in reversed(fields[:-1]):
-        outer = OuterRef(f"{outer_prefix}{field}")
-        condition = Q(**{f"{prefix}{field}__lt": outer}) | (
-            Q(**{f"{prefix}{field}": outer}) & condition
-        )
-    return condition
-
-
-def version_bound(version, lookup, prefix=""):
-    """
-    A Q object comparing the stored version parts with ``version``, in SQL.
-
-    ``lookup`` is "gte" (at least ``version``) or "lte" (at most ``version``); ``prefix``
-    reaches the parts through a relation, e.g. "release__". The tuple comparison
-    (a, b) >= (x, y) is spelled out as a > x OR (a = x AND b >= y), which every database
-    runs on the version index.
-    """
-    strict = {"gte": "gt", "lte": "lt"}[lookup]
-    values = list(versions.Version.parse(version).as_dict().items())
-    last_field, last_value = values[-1]
-    condition = Q(**{f"{prefix}{last_field}__{lookup}": last_value})
-    for field, value in reversed(values[:-1]):
-        condition = Q(**{f"{prefix}{field}__{strict}": value}) | (
-            Q(**{f"{prefix}{field}": value}) & condition
-        )
-    return condition
+def version_bound(version, lookup, field="version_key"):
+    """A Q object: ``field`` (a version key) is at least ("gte") or at most ("lte") ``version``."""
+    return Q(**{f"{field}__{lookup}": versions.Version.parse(version).key})
 
 
 class Timestamped(models.Model):
@@ -142,6 +114,9 @@ class ReleaseQuerySet(models.QuerySet):
 
     def version_at_most(self, version):
         return self.filter(version_bound(version, "lte"))
+
+    def with_version(self, version):
+        return self.filter(version_key=versions.Version.parse(version).key)
 
     def with_feature_count(self):
         return self.annotate(feature_count=Count("features"))
@@ -175,6 +150,9 @@ class Release(Timestamped):
         editable=False, help_text="0 alpha, 1 beta, 2 release candidate, 3 final."
     )
     version_pre_number = models.PositiveSmallIntegerField(editable=False)
+    version_key = models.BigIntegerField(
+        editable=False, help_text="The parts as one integer: the order of versions."
+    )
     title = models.CharField(max_length=200, help_text="The announcement's headline.")
     release_date = models.DateField(
         null=True, blank=True, help_text="The day the release shipped. Required to publish."
@@ -227,12 +205,18 @@ class Release(Timestamped):
 
     def save(self, *args, **kwargs):
         self.version = versions.normalize(self.version)
-        for field, value in self.parsed_version.as_dict().items():
+        parsed = self.parsed_version
+        for field, value in parsed.as_dict().items():
             setattr(self, field, value)
+        self.version_key = parsed.key
         update_fields = kwargs.get("update_fields")
         if update_fields is not None and "version" in update_fields:
-            kwargs["update_fields"] = {*update_fields, *VERSION_PART_FIELDS}
+            kwargs["update_fields"] = {*update_fields, *VERSION_PART_FIELDS, "version_key"}
         super().save(*args, **kwargs)
+        # Features carry their release's key, so that their lists sort on an index.
+        self.features.exclude(release_version_key=self.version_key).update(
+            release_version_key=self.version_key
+        )
 
     def get_absolute_url(self):
         return reverse("releases:release-detail", kwargs={"version": self.version})
@@ -347,10 +331,7 @@ class TrackQuerySet(models.QuerySet):
 
     def promoted_in(self, version):
         """Tracks whose stage rose in the release ``version``."""
-        parts = versions.Version.parse(version).as_dict()
-        promoted = Feature.objects.promoted().filter(
-            track=OuterRef("pk"), **{f"release__{name}": value for name, value in parts.items()}
-        )
+        promoted = Feature.objects.promoted().of_release(version).filter(track=OuterRef("pk"))
         return self.filter(Exists(promoted))
 
     def for_api(self, as_of=None):
@@ -456,10 +437,18 @@ class FeatureQuerySet(models.QuerySet):
         return self.filter(release__is_published=True)
 
     def newest_first(self):
-        return self.order_by(*(f"-release__{field}" for field in VERSION_PART_FIELDS), "position")
+        return self.order_by("-release_version_key", "position")
 
     def oldest_first(self):
-        return self.order_by(*(f"release__{field}" for field in VERSION_PART_FIELDS), "position")
+        return self.order_by("release_version_key", "position")
+
+    def of_release(self, version):
+        return self.filter(release_version_key=versions.Version.parse(version).key)
+
+    def sync_release_keys(self):
+        """Copy each release's version key onto its features (after raw loads, e.g. fixtures)."""
+        key = Release.objects.filter(pk=OuterRef("release_id")).values("version_key")[:1]
+        return self.update(release_version_key=Subquery(key))
 
     def with_previous_stability(self):
         """
@@ -468,7 +457,9 @@ class FeatureQuerySet(models.QuerySet):
         """
         previous = (
             Feature.objects.published()
-            .filter(version_before_outer("release__", "release__"), track=OuterRef("track"))
+            .filter(
+                release_version_key__lt=OuterRef("release_version_key"), track=OuterRef("track")
+            )
             .newest_first()
         )
         return self.annotate(
@@ -487,10 +478,10 @@ class FeatureQuerySet(models.QuerySet):
         )
 
     def version_at_least(self, version):
-        return self.filter(version_bound(version, "gte", prefix="release__"))
+        return self.filter(version_bound(version, "gte", field="release_version_key"))
 
     def version_at_most(self, version):
-        return self.filter(version_bound(version, "lte", prefix="release__"))
+        return self.filter(version_bound(version, "lte", field="release_version_key"))
 
     def with_missing_links(self, missing=True):
         """Features that have (or, with ``missing=False``, lack) a link still to be filled in."""
@@ -559,6 +550,11 @@ class Feature(Timestamped):
         help_text="The capability this feature is one appearance of. Left empty, the feature "
         "gets a track of its own.",
     )
+    release_version_key = models.BigIntegerField(
+        default=0,
+        editable=False,
+        help_text="The release's version key, copied here so that lists sort on an index.",
+    )
     stability_rank = models.GeneratedField(
         expression=stability_rank_expression(),
         output_field=models.PositiveSmallIntegerField(null=True),
@@ -585,19 +581,32 @@ class Feature(Timestamped):
                 condition=Q(stability__in=[*Stability.values, ""]), name="feature_stability_valid"
             ),
         ]
+        # Lists run newest release first, then in post order: each filter has an index that
+        # also yields that order, so a page reads only its own rows.
         indexes = [
-            models.Index(fields=["track", "release"], name="feature_track_idx"),
+            models.Index(
+                fields=["-release_version_key", "position"], name="feature_newest_first_idx"
+            ),
             models.Index(fields=["release", "position"], name="feature_release_position_idx"),
-            models.Index(fields=["stability", "release"], name="feature_stability_idx"),
-            models.Index(fields=["area", "release"], name="feature_area_idx"),
+            models.Index(
+                fields=["stability", "-release_version_key", "position"],
+                name="feature_stability_idx",
+            ),
+            models.Index(
+                fields=["area", "-release_version_key", "position"], name="feature_area_idx"
+            ),
+            models.Index(fields=["track", "release_version_key"], name="feature_track_idx"),
         ]
 
     def __str__(self):
         return f"{self.title} ({self.release.version})"
 
     def save(self, *args, **kwargs):
+        self.release_version_key = self.release.version_key
         if self.track_id is None:
             self.track = Track.objects.create_for(self)
+        if kwargs.get("update_fields") is not None:
+            kwargs["update_fields"] = {*kwargs["update_fields"], "release_version_key"}
         super().save(*args, **kwargs)
 
     def natural_key(self):
@@ -622,12 +631,7 @@ class LinkQuerySet(models.QuerySet):
         return (
             self.published()
             .select_related("feature__release")
-            .order_by(
-                *(f"-feature__release__{field}" for field in VERSION_PART_FIELDS),
-                "feature__position",
-                "position",
-                "pk",
-            )
+            .order_by("-feature__release_version_key", "feature__position", "position", "pk")
         )
 
 

@@ -49,6 +49,13 @@ class Version:
             pre_number=int(match["pre_number"] or 0),
         )
 
+    @property
+    def key(self):
+        """One integer that sorts as the version does: what the database orders by."""
+        return (
+            ((self.major * 1000 + self.minor) * 1000 + self.micro) * 10 + self.pre_rank
+        ) * 1000 + self.pre_number
+
     def as_dict(self):
         """The parts under the names the Release model stores them as."""
         return {

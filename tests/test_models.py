@@ -38,6 +38,16 @@ def test_version_ranges_compare_as_versions():
     assert sorted(at_most) == ["1.10", "1.9", "2.0.0rc1"]
 
 
+def test_features_follow_their_release_when_its_version_is_corrected():
+    feature = FeatureFactory(release=ReleaseFactory(version="1.01"))
+    release = feature.release
+    release.version = "1.10"
+    release.save()
+    feature.refresh_from_db()
+    assert feature.release_version_key == release.version_key
+    assert list(Feature.objects.version_at_least("1.9")) == [feature]
+
+
 def test_one_version_cannot_be_stored_twice_under_two_spellings():
     ReleaseFactory(version="1.9")
     with pytest.raises(IntegrityError), transaction.atomic():

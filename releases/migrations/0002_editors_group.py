@@ -4,7 +4,7 @@ from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
 EDITORS_GROUP = "Editors"
-EDITED_MODELS = ["release", "feature", "link", "area", "areaalias"]
+EDITED_MODELS = ["release", "feature", "link", "area", "areaalias", "track"]
 ACTIONS = ["view", "add", "change"]
 
 

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from releases.models import Release
+from releases.models import Feature, Release
 
 
 def fixture_files(folder=None):
@@ -38,3 +38,5 @@ class Command(BaseCommand):
         if not files:
             raise CommandError(f"no fixtures in {settings.BASE_DIR / 'fixtures'}")
         call_command("loaddata", *files, verbosity=options["verbosity"])
+        # Fixtures are saved raw; make sure derived keys agree with what they derive from.
+        Feature.objects.sync_release_keys()
