@@ -9,11 +9,13 @@ One module, driven by environment variables (see the README's "Configuration" ta
 - ``DJANGO_HTTPS``: served over HTTPS (behind a TLS proxy that sets X-Forwarded-Proto): HSTS,
   secure cookies, redirects to https. On unless debug is on.
 - ``DATABASE_URL``: any URL dj-database-url understands; SQLite in the project folder when unset.
-- ``REDIS_URL``: a Redis server for the shared cache (responses, throttling); local memory
-  when unset.
+- ``REDIS_URL``: a Redis server for the caches (rendered pages, the catalog revision,
+  throttling), shared by every process and host. Unset: pages in each process's memory, the
+  revision and throttle counts in a file cache that the processes of one machine share.
 """
 
 import os
+import tempfile
 from pathlib import Path
 
 import dj_database_url
@@ -83,6 +85,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "releases.middleware.CatalogCacheMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -129,7 +132,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = os.environ.get("DJANGO_STATIC_ROOT", str(BASE_DIR / "staticfiles"))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     # Hashed, compressed files that browsers may cache forever; `collectstatic` builds them.
@@ -141,23 +144,36 @@ if DEBUG:
     WHITENOISE_USE_FINDERS = True
     WHITENOISE_AUTOREFRESH = True
 
+# "default" holds rendered API pages; "shared" holds what every process must agree on: the
+# catalog revision and the throttle counts.
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
+    REDIS_CACHE = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
     CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "catalog",
-        }
+        "default": {**REDIS_CACHE, "KEY_PREFIX": "catalog-pages"},
+        "shared": {**REDIS_CACHE, "KEY_PREFIX": "catalog-shared"},
     }
 else:
+    CACHE_DIR = os.environ.get(
+        "DJANGO_CACHE_DIR", str(Path(tempfile.gettempdir()) / "pytorch-release-catalog-cache")
+    )
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-            "LOCATION": "catalog",
-            "OPTIONS": {"MAX_ENTRIES": 5000},
-        }
+            "LOCATION": "catalog-pages",
+            "OPTIONS": {"MAX_ENTRIES": 2000},
+        },
+        "shared": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": CACHE_DIR,
+            "OPTIONS": {"MAX_ENTRIES": 10000},
+        },
     }
+
+# How long a rendered page may stay in the page cache (0: no page cache), and how long
+# clients may reuse a response before revalidating it with its ETag.
+API_PAGE_CACHE_SECONDS = int(os.environ.get("API_PAGE_CACHE_SECONDS", "600"))
+API_MAX_AGE_SECONDS = int(os.environ.get("API_MAX_AGE_SECONDS", "15"))
 
 FIXTURE_DIRS = [BASE_DIR / "fixtures"]
 
@@ -174,8 +190,9 @@ REST_FRAMEWORK = {
         "rest_framework.renderers.JSONRenderer",
         *(["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
     ],
-    # Anonymous clients, counted in the cache: shared by every process when REDIS_URL is set.
-    "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.AnonRateThrottle"],
+    # Anonymous clients are throttled by releases.middleware, cached pages included, counting
+    # in the shared cache; this is the rate it applies.
+    "DEFAULT_THROTTLE_CLASSES": [],
     "DEFAULT_THROTTLE_RATES": {"anon": os.environ.get("API_ANON_RATE", "1200/minute") or None},
     # Behind N proxies, the client is the Nth address from the right of X-Forwarded-For.
     "NUM_PROXIES": int(os.environ.get("DJANGO_NUM_PROXIES", "0")),

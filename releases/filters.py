@@ -7,6 +7,8 @@ names the parameter and says what is allowed; nothing is silently ignored.
 
 import django_filters
 from django import forms
+from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
+from django.db import connections
 from django.db.models import Q
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
@@ -123,27 +125,50 @@ class StrictBooleanFilter(django_filters.Filter):
 
 @extend_schema_field(OpenApiTypes.STR)
 class SearchFilter(django_filters.Filter):
-    """Every word must appear in one of ``search_fields`` (case-insensitive)."""
+    """
+    Every word must appear in one of ``search_fields`` (case-insensitive, parts of words
+    too). On PostgreSQL, with ``ranked``, the best matches come first: full-text rank over
+    the fields (stemmed, so "profiling" finds "profiler"), then the usual order.
+    """
 
     field_class = forms.CharField
 
-    def __init__(self, *args, search_fields, **kwargs):
+    def __init__(self, *args, search_fields, ranked=False, **kwargs):
         self.search_fields = search_fields
+        self.ranked = ranked
         super().__init__(*args, **kwargs)
 
     def filter(self, qs, value):
         words = (value or "").split()
-        for word in words:
-            qs = qs.filter(
+        if not words:
+            return qs
+        matches_every_word = Q(
+            *(
                 Q(
                     *(Q(**{f"{name}__icontains": word}) for name in self.search_fields),
                     _connector=Q.OR,
                 )
+                for word in words
             )
+        )
+        if self.ranked and connections[qs.db].vendor == "postgresql":
+            return self.ranked_filter(qs, value, matches_every_word)
+        qs = qs.filter(matches_every_word)
         # Matching across a to-many relation can repeat a row.
-        if words and any("__" in name for name in self.search_fields):
-            qs = qs.distinct()
-        return qs
+        return qs.distinct() if any("__" in name for name in self.search_fields) else qs
+
+    def ranked_filter(self, qs, value, matches_every_word):
+        # The first field (a title) weighs more than the rest.
+        first, *rest = self.search_fields
+        vector = SearchVector(first, weight="A", config="english")
+        if rest:
+            vector += SearchVector(*rest, weight="B", config="english")
+        query = SearchQuery(value, search_type="websearch", config="english")
+        ordering = qs.query.order_by or qs.model._meta.ordering
+        qs = qs.annotate(search_document=vector, search_rank=SearchRank(vector, query))
+        return qs.filter(Q(search_document=query) | matches_every_word).order_by(
+            "-search_rank", *ordering
+        )
 
 
 class VersionAwareOrderingFilter(django_filters.OrderingFilter):
@@ -182,6 +207,15 @@ STABILITY_HELP = (
 )
 
 
+def updated_since_filter():
+    return django_filters.IsoDateTimeFilter(
+        field_name="updated_at",
+        lookup_expr="gte",
+        help_text="Only what changed at or after this ISO 8601 time (e.g. 2026-01-31T12:00:00Z), "
+        "to sync a mirror.",
+    )
+
+
 class ReleaseFilterSet(django_filters.FilterSet):
     min_version = VersionFilter(
         lookup="gte", help_text="Releases at or after this version (1.10 > 1.9)."
@@ -196,9 +230,12 @@ class ReleaseFilterSet(django_filters.FilterSet):
         help_text="Released on or before (YYYY-MM-DD).",
     )
     search = SearchFilter(
-        search_fields=["version", "title", "summary", "highlights"],
-        help_text="Words that must all appear in the version, title, summary or highlights.",
+        search_fields=["title", "version", "summary", "highlights"],
+        ranked=True,
+        help_text="Words that must all appear in the version, title, summary or highlights "
+        "(on PostgreSQL, best matches first).",
     )
+    updated_since = updated_since_filter()
 
     class Meta:
         model = Release
@@ -236,9 +273,12 @@ class FeatureFilterSet(django_filters.FilterSet):
         help_text="true: features more stable than their track's previous appearance.",
     )
     track = django_filters.CharFilter(field_name="track__slug", help_text="A track's slug.")
+    updated_since = updated_since_filter()
     search = SearchFilter(
         search_fields=["title", "summary"],
-        help_text="Words that must all appear in the title or summary.",
+        ranked=True,
+        help_text="Words that must all appear in the title or summary (on PostgreSQL, best "
+        "matches first, and other forms of a word match too: profiling finds profiler).",
     )
     ordering = VersionAwareOrderingFilter(
         version_field="release_version_key",
@@ -278,6 +318,7 @@ class LinkFilterSet(django_filters.FilterSet):
         allowed=area_slugs,
         help_text="Area slug of the link's feature, or several comma-separated.",
     )
+    updated_since = updated_since_filter()
 
     class Meta:
         model = Link

@@ -23,9 +23,7 @@ from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils import timezone
 
-from . import versions
-
-EDITORS_GROUP = "Editors"
+from . import revision, versions
 
 
 class Stability(models.TextChoices):
@@ -86,7 +84,35 @@ def version_bound(version, lookup, field="version_key"):
     return Q(**{f"{field}__{lookup}": versions.Version.parse(version).key})
 
 
+class CatalogQuerySet(models.QuerySet):
+    """Writes that bypass Model.save() and delete() still start a new catalog revision."""
+
+    def update(self, **kwargs):
+        rows = super().update(**kwargs)
+        if rows:
+            revision.catalog_changed()
+        return rows
+
+    def delete(self):
+        deleted = super().delete()
+        if deleted[0]:
+            revision.catalog_changed()
+        return deleted
+
+    def bulk_create(self, *args, **kwargs):
+        objects = super().bulk_create(*args, **kwargs)
+        revision.catalog_changed()
+        return objects
+
+    def bulk_update(self, *args, **kwargs):
+        rows = super().bulk_update(*args, **kwargs)
+        revision.catalog_changed()
+        return rows
+
+
 class Timestamped(models.Model):
+    """When a row was created and last changed; every change starts a new catalog revision."""
+
     # Defaults rather than auto_now: fixtures are saved raw, which skips auto_now.
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(default=timezone.now, editable=False, db_index=True)
@@ -99,9 +125,15 @@ class Timestamped(models.Model):
         if kwargs.get("update_fields") is not None:
             kwargs["update_fields"] = {*kwargs["update_fields"], "updated_at"}
         super().save(*args, **kwargs)
+        revision.catalog_changed()
+
+    def delete(self, *args, **kwargs):
+        deleted = super().delete(*args, **kwargs)
+        revision.catalog_changed()
+        return deleted
 
 
-class ReleaseQuerySet(models.QuerySet):
+class ReleaseQuerySet(CatalogQuerySet):
     def published(self):
         """Releases the public may see."""
         return self.filter(is_published=True)
@@ -233,7 +265,7 @@ class Release(Timestamped):
         return [line.strip() for line in self.highlights.splitlines() if line.strip()]
 
 
-class AreaQuerySet(models.QuerySet):
+class AreaQuerySet(CatalogQuerySet):
     def with_feature_count(self, published_only=True):
         """Annotate ``feature_count``: features of published releases unless told otherwise."""
         condition = Q(features__release__is_published=True) if published_only else Q()
@@ -280,7 +312,7 @@ class Area(Timestamped):
         return (self.slug,)
 
 
-class AreaAliasManager(models.Manager):
+class AreaAliasManager(models.Manager.from_queryset(CatalogQuerySet)):
     def get_by_natural_key(self, name):
         return self.get(name=name)
 
@@ -304,13 +336,22 @@ class AreaAlias(models.Model):
     def __str__(self):
         return self.name
 
+    def save(self, *args, **kwargs):
+        super().save(*args, **kwargs)
+        revision.catalog_changed()
+
+    def delete(self, *args, **kwargs):
+        deleted = super().delete(*args, **kwargs)
+        revision.catalog_changed()
+        return deleted
+
     def natural_key(self):
         return (self.name,)
 
     natural_key.dependencies = ["releases.area"]
 
 
-class TrackQuerySet(models.QuerySet):
+class TrackQuerySet(CatalogQuerySet):
     def with_stage(self, as_of=None):
         """
         Annotate each track's ``stage``, ``first_release`` and ``latest_release`` from its
@@ -432,7 +473,7 @@ class Track(Timestamped):
         Track.objects.filter(pk__in=left).orphaned().delete()
 
 
-class FeatureQuerySet(models.QuerySet):
+class FeatureQuerySet(CatalogQuerySet):
     def published(self):
         return self.filter(release__is_published=True)
 
@@ -608,6 +649,16 @@ class Feature(Timestamped):
         if kwargs.get("update_fields") is not None:
             kwargs["update_fields"] = {*kwargs["update_fields"], "release_version_key"}
         super().save(*args, **kwargs)
+        self.touch_release()
+
+    def delete(self, *args, **kwargs):
+        deleted = super().delete(*args, **kwargs)
+        self.touch_release()
+        return deleted
+
+    def touch_release(self):
+        """A release changes when its features do (mirrors sync with updated_since)."""
+        Release.objects.filter(pk=self.release_id).update(updated_at=timezone.now())
 
     def natural_key(self):
         return (*self.release.natural_key(), self.slug)
@@ -615,7 +666,7 @@ class Feature(Timestamped):
     natural_key.dependencies = ["releases.release", "releases.area", "releases.track"]
 
 
-class LinkQuerySet(models.QuerySet):
+class LinkQuerySet(CatalogQuerySet):
     def missing(self):
         """Links the post promised but left empty: the editors' to-do list."""
         return self.filter(url="")
@@ -684,6 +735,21 @@ class Link(Timestamped):
 
     def __str__(self):
         return f"{self.label}: {self.url or 'missing'}"
+
+    def save(self, *args, **kwargs):
+        super().save(*args, **kwargs)
+        self.touch_feature()
+
+    def delete(self, *args, **kwargs):
+        deleted = super().delete(*args, **kwargs)
+        self.touch_feature()
+        return deleted
+
+    def touch_feature(self):
+        """A feature, and so its release, changes when its links do: the API nests them."""
+        now = timezone.now()
+        Feature.objects.filter(pk=self.feature_id).update(updated_at=now)
+        Release.objects.filter(features=self.feature_id).update(updated_at=now)
 
     def natural_key(self):
         return (*self.feature.natural_key(), self.label, self.url)

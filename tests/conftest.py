@@ -7,10 +7,24 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.core.cache import caches
 from django.core.management import call_command
 
 SEEDS_DIR = Path(os.environ.get("SEEDS_DIR", Path(settings.BASE_DIR).parent / "shared" / "seeds"))
 SAMPLES_DIR = Path(__file__).parent / "samples"
+
+
+@pytest.fixture(autouse=True)
+def clear_caches():
+    """Each test starts with empty caches: no page or revision survives a test database."""
+    for alias in settings.CACHES:
+        caches[alias].clear()
+
+
+@pytest.fixture
+def uncached(settings):
+    """No page cache: for tests that count the queries a view itself makes."""
+    settings.API_PAGE_CACHE_SECONDS = 0
 
 
 @pytest.fixture

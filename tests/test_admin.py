@@ -7,7 +7,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from releases.models import EDITORS_GROUP, Feature, Link, Release, Stability, Track
+from releases.editors import EDITORS_GROUP
+from releases.models import Feature, Link, Release, Stability, Track
 from tests.factories import FeatureFactory, ReleaseFactory
 
 pytestmark = pytest.mark.django_db

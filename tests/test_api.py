@@ -323,12 +323,26 @@ def count_queries(client, url):
         ("/api/areas/?", 3),
     ],
 )
-def test_list_query_count_does_not_grow_with_page_size(client, catalog, path, expected):
+def test_list_query_count_does_not_grow_with_page_size(client, catalog, uncached, path, expected):
     counts = [count_queries(client, f"{path}page_size={size}") for size in (1, 10, 100)]
     assert counts == [expected] * 3
 
 
-def test_release_page_query_count_does_not_grow_with_its_features(client, catalog):
+def test_release_page_query_count_does_not_grow_with_its_features(client, catalog, uncached):
     few = count_queries(client, "/api/releases/1.6/")
     FeatureFactory.create_batch(30, release=ReleaseFactory(version="1.6"))
     assert count_queries(client, "/api/releases/1.6/") == few == 3
+
+
+def test_search_ranks_best_matches_first_on_postgresql(api):
+    from django.db import connection
+
+    results = api("/api/features/", search="profiler", page_size=100).json()["results"]
+    found = [item["title"] for item in results]
+    assert "Memory Profiler" in found and "PyTorch Profiler" in found
+    if connection.vendor != "postgresql":
+        return  # SQLite: substring matching, newest first, checked above
+    in_title = ["profil" in title.lower() for title in found]
+    assert in_title == sorted(in_title, reverse=True), found  # title matches first
+    stemmed = api("/api/features/", search="profiling", page_size=100).json()["results"]
+    assert "Memory Profiler" in [item["title"] for item in stemmed]

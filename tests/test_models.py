@@ -74,7 +74,7 @@ def test_feature_slugs_are_unique_within_a_release_only():
 
 def test_stability_must_be_a_known_level():
     with pytest.raises(IntegrityError), transaction.atomic():
-        FeatureFactory(stability="experimental")
+        FeatureFactory(stability="alpha")
     assert FeatureFactory(stability="").stability == ""
 
 

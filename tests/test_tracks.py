@@ -244,7 +244,7 @@ def test_track_feed_has_one_entry_per_stage_change(api):
         "/api/features/?promoted=true&",
     ],
 )
-def test_track_lists_use_constant_queries(client, catalog, url):
+def test_track_lists_use_constant_queries(client, catalog, uncached, url):
     counts = []
     for size in (1, 10, 100):
         with CaptureQueriesContext(connection) as queries:
@@ -254,7 +254,7 @@ def test_track_lists_use_constant_queries(client, catalog, url):
 
 
 @pytest.mark.django_db
-def test_compare_uses_constant_queries(client, catalog):
+def test_compare_uses_constant_queries(client, catalog, uncached):
     def count():
         with CaptureQueriesContext(connection) as queries:
             assert client.get("/api/compare/?from=1.6&to=1.9").status_code == 200

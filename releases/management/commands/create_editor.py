@@ -11,12 +11,11 @@ password until someone runs `manage.py changepassword NAME`.
 import getpass
 
 from django.contrib.auth import get_user_model, password_validation
-from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from releases.models import EDITORS_GROUP
+from releases.editors import ensure_editors_group
 
 
 class Command(BaseCommand):
@@ -28,15 +27,10 @@ class Command(BaseCommand):
         parser.add_argument("--no-input", action="store_false", dest="interactive")
 
     def handle(self, *args, username, email, interactive, **options):
-        try:
-            group = Group.objects.get(name=EDITORS_GROUP)
-        except Group.DoesNotExist:
-            raise CommandError(
-                f'the "{EDITORS_GROUP}" group is missing: run migrate first'
-            ) from None
         User = get_user_model()
         password = self.ask_password(User(username=username, email=email)) if interactive else None
         with transaction.atomic():
+            group = ensure_editors_group()
             user, created = User.objects.get_or_create(username=username, defaults={"email": email})
             user.is_staff = True
             if email:

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
+from releases import revision
 from releases.models import Feature, Release
 
 
@@ -40,3 +41,5 @@ class Command(BaseCommand):
         call_command("loaddata", *files, verbosity=options["verbosity"])
         # Fixtures are saved raw; make sure derived keys agree with what they derive from.
         Feature.objects.sync_release_keys()
+        # loaddata saves raw, past the models' own hooks: start a new revision here.
+        revision.bump()

@@ -1,0 +1,114 @@
+"""
+Run the catalog the way `make serve` does (production settings, gunicorn, whitenoise) on a
+free loopback port, against a database and caches of the caller's choosing. Used by the
+benchmark and by the tests that need real processes.
+"""
+
+import contextlib
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def production_env(workdir, **overrides):
+    """Environment for production settings with everything local to ``workdir``."""
+    workdir = Path(workdir)
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DJANGO_DEBUG": "0",
+        "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+        "DJANGO_HTTPS": "0",
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "DATABASE_URL": f"sqlite:///{workdir / 'catalog.sqlite3'}",
+        "DJANGO_CACHE_DIR": str(workdir / "cache"),
+        "DJANGO_STATIC_ROOT": str(workdir / "static"),
+        "PYTHONPATH": str(ROOT),
+    }
+    env.update({key: str(value) for key, value in overrides.items()})
+    return env
+
+
+def manage(env, *args, check=True):
+    return subprocess.run(
+        [PYTHON, str(ROOT / "manage.py"), *args],
+        env=env,
+        cwd=ROOT,
+        check=check,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def prepare(env, *, load_fixtures=True, collectstatic=False):
+    """migrate (+ collectstatic) (+ the fixtures), as `make serve` does."""
+    manage(env, "migrate", "--no-input", "-v0")
+    if collectstatic:
+        manage(env, "collectstatic", "--no-input", "-v0")
+    if load_fixtures:
+        manage(env, "load_catalog", "--if-empty", "-v0")
+
+
+def gunicorn_command(port, workers=2):
+    """What `make serve` runs, on ``port``."""
+    return [
+        PYTHON, "-m", "gunicorn", "config.wsgi",
+        "--bind", f"127.0.0.1:{port}",
+        "--workers", str(workers),
+        "--log-level", "warning",
+    ]  # fmt: skip
+
+
+@contextlib.contextmanager
+def running(env, workers=2, timeout=30):
+    """A gunicorn serving with ``env``; yields its base URL and stops it on exit."""
+    port = free_port()
+    process = subprocess.Popen(
+        gunicorn_command(port, workers),
+        env=env,
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_up(url, process, timeout)
+        yield url
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def wait_until_up(url, process, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited: {process.stderr.read().decode()[-2000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/admin/login/", timeout=2):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"the server at {url} did not answer within {timeout}s")

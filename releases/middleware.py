@@ -1,0 +1,97 @@
+"""
+HTTP caching for the public API and the feeds.
+
+For every GET or HEAD under /api/ and /feeds/, in this order:
+
+1. throttle anonymous clients, counting in the shared cache (DRF's AnonRateThrottle);
+2. answer a conditional request whose ETag or Last-Modified still holds with a 304;
+3. serve the rendered page from the page cache, or render it and keep it there.
+
+Both validators and the page cache are keyed by the catalog revision (releases.revision),
+which every committed write replaces: no page outlives a change, and the check costs no SQL.
+"""
+
+import hashlib
+
+from django.conf import settings
+from django.core.cache import caches
+from django.http import HttpResponse, JsonResponse
+from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
+from django.utils.http import http_date
+from rest_framework.throttling import AnonRateThrottle
+
+from . import revision
+
+CACHED_PREFIXES = ("/api/", "/feeds/")
+
+
+class SharedAnonRateThrottle(AnonRateThrottle):
+    """DRF's anonymous throttle, counting in the cache every process shares."""
+
+    @property
+    def cache(self):
+        return caches["shared"]
+
+
+class CatalogCacheMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+        self.page_seconds = settings.API_PAGE_CACHE_SECONDS
+        self.max_age = settings.API_MAX_AGE_SECONDS
+
+    def __call__(self, request):
+        if request.method not in ("GET", "HEAD") or not request.path.startswith(CACHED_PREFIXES):
+            return self.get_response(request)
+        throttle = SharedAnonRateThrottle()
+        if not throttle.allow_request(request, None):
+            return self.throttled(throttle.wait())
+
+        token, changed_at = revision.current()
+        accept = request.headers.get("Accept", "")
+        variant = hashlib.blake2b(accept.encode(), digest_size=4).hexdigest()
+        etag = f'"{token}-{variant}"'
+        last_modified = int(changed_at.timestamp())
+        not_modified = get_conditional_response(request, etag=etag, last_modified=last_modified)
+        if not_modified is not None:
+            return self.with_validators(not_modified, etag, last_modified)
+
+        key = self.page_key(request, token, variant)
+        cached = caches["default"].get(key) if self.page_seconds else None
+        if cached is not None:
+            content, content_type = cached
+            response = HttpResponse(content, content_type=content_type)
+            response["X-Cache"] = "hit"
+        else:
+            response = self.get_response(request)
+            if response.status_code != 200 or response.streaming:
+                return response
+            if self.page_seconds:
+                entry = (response.content, response["Content-Type"])
+                caches["default"].set(key, entry, self.page_seconds)
+            response["X-Cache"] = "miss"
+        return self.with_validators(response, etag, last_modified)
+
+    def with_validators(self, response, etag, last_modified):
+        response["ETag"] = etag
+        response["Last-Modified"] = http_date(last_modified)
+        patch_cache_control(response, public=True, max_age=self.max_age)
+        patch_vary_headers(response, ["Accept"])
+        return response
+
+    @staticmethod
+    def page_key(request, token, variant):
+        # Pages hold absolute links (next, previous, url), so scheme and host matter too.
+        query = "&".join(sorted(request.GET.urlencode().split("&")))
+        raw = f"{request.scheme}://{request.get_host()}{request.path}?{query}"
+        digest = hashlib.blake2b(raw.encode(), digest_size=16).hexdigest()
+        return f"page:{token}:{variant}:{digest}"
+
+    @staticmethod
+    def throttled(wait):
+        seconds = int(wait or 1)
+        response = JsonResponse(
+            {"detail": f"Request was throttled. Expected available in {seconds} seconds."},
+            status=429,
+        )
+        response["Retry-After"] = str(seconds)
+        return response

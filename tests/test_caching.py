@@ -1,0 +1,151 @@
+"""HTTP caching: validators, 304s, the page cache, and invalidation on every kind of write."""
+
+import datetime as dt
+import json
+import urllib.parse
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from django.urls import reverse
+from django.utils.http import http_date
+
+from releases.models import Feature, Link, Release, Stability
+from tests.conftest import http
+
+
+def get(server, path, **headers):
+    return http(server, path, headers=headers)
+
+
+def test_api_responses_carry_validators_and_a_short_public_cache_control(live_catalog):
+    response = get(live_catalog, "/api/features/?release=1.8")
+    assert response.status == 200
+    assert response.headers["ETag"].startswith('"')
+    assert response.headers["Last-Modified"].endswith("GMT")
+    assert response.headers["Cache-Control"] == "public, max-age=15"
+    assert "Accept" in response.headers["Vary"]
+
+
+def test_a_matching_conditional_request_gets_a_304_without_a_body(live_catalog):
+    first = get(live_catalog, "/api/releases/")
+    again = get(live_catalog, "/api/releases/", **{"If-None-Match": first.headers["ETag"]})
+    assert again.status == 304 and again.body == b""
+    assert again.headers["ETag"] == first.headers["ETag"]
+    since = get(
+        live_catalog, "/api/releases/", **{"If-Modified-Since": first.headers["Last-Modified"]}
+    )
+    assert since.status == 304
+    stale = get(live_catalog, "/api/releases/", **{"If-None-Match": '"something-else"'})
+    assert stale.status == 200 and json.loads(stale.body)["count"] == 4
+
+
+def test_pages_are_served_from_the_cache_until_the_catalog_changes(live_catalog):
+    path = "/api/features/?release=1.9&stability=prototype"
+    assert get(live_catalog, path).headers["X-Cache"] == "miss"
+    cached = get(live_catalog, path)
+    assert cached.headers["X-Cache"] == "hit"
+    assert json.loads(cached.body)["count"] == 2
+
+    feature = Feature.objects.get(release__version="1.9", slug="prepare-for-inference")
+    feature.stability = Stability.BETA
+    feature.save()
+
+    fresh = get(live_catalog, path)
+    assert fresh.headers["X-Cache"] == "miss"
+    assert json.loads(fresh.body)["count"] == 1
+    assert fresh.headers["ETag"] != cached.headers["ETag"]
+    assert get(live_catalog, path, **{"If-None-Match": cached.headers["ETag"]}).status == 200
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda: Feature.objects.filter(slug="torch-package").update(title="Renamed"),
+        lambda: Link.objects.filter(url="").delete(),
+        lambda: Release.objects.get(version="1.6").delete(),
+        lambda: Link.objects.missing().first().save(),
+    ],
+    ids=["queryset-update", "queryset-delete", "cascade-delete", "save"],
+)
+def test_every_kind_of_write_invalidates(live_catalog, write):
+    before = get(live_catalog, "/api/links/?is_missing=true")
+    write()
+    after = get(live_catalog, "/api/links/?is_missing=true")
+    assert after.headers["ETag"] != before.headers["ETag"]
+
+
+def test_an_editors_save_in_the_admin_shows_at_once(live_catalog, client):
+    path = "/api/features/?release=1.8&stability=prototype"
+    assert json.loads(get(live_catalog, path).body)["count"] == 6
+    call_command("create_editor", "eddie", "--no-input", verbosity=0)
+    client.force_login(User.objects.get(username="eddie"))
+    remote = Feature.objects.get(release__version="1.8", slug="remote-module")
+    client.post(
+        reverse("admin:releases_feature_changelist"),
+        {"action": "mark_beta", "_selected_action": [remote.pk]},
+    )
+    assert json.loads(get(live_catalog, path).body)["count"] == 5
+
+
+def test_an_import_shows_at_once(live_catalog, tmp_path):
+    assert json.loads(get(live_catalog, "/api/releases/").body)["count"] == 4
+    post = tmp_path / "post.md"
+    post.write_text("---\ntitle: PyTorch 1.10 is out\ndate: 2021-10-21\n---\n# A\n## [Beta] X\n")
+    call_command("import_post", str(post), "--publish", verbosity=0)
+    assert json.loads(get(live_catalog, "/api/releases/").body)["count"] == 5
+
+
+def test_errors_are_not_cached(live_catalog):
+    assert get(live_catalog, "/api/features/?stability=nope").status == 400
+    again = get(live_catalog, "/api/features/?stability=nope")
+    assert again.status == 400 and "X-Cache" not in again.headers
+
+
+def test_query_parameter_order_does_not_split_the_cache(live_catalog):
+    get(live_catalog, "/api/features/?release=1.8&stability=beta")
+    assert (
+        get(live_catalog, "/api/features/?stability=beta&release=1.8").headers["X-Cache"] == "hit"
+    )
+
+
+def test_feeds_are_cached_and_validated_too(live_catalog):
+    first = get(live_catalog, "/feeds/releases/")
+    assert first.status == 200 and first.headers["ETag"]
+    assert (
+        get(live_catalog, "/feeds/releases/", **{"If-None-Match": first.headers["ETag"]}).status
+        == 304
+    )
+
+
+# --- updated_since: syncing mirrors ----------------------------------------------------------
+
+
+def test_updated_since_lists_only_what_changed(live_catalog):
+    mark = dt.datetime.now(dt.UTC)
+    since = urllib.parse.quote(mark.isoformat())
+    assert json.loads(get(live_catalog, f"/api/features/?updated_since={since}").body)["count"] == 0
+    link = Link.objects.missing().get(feature__slug="benchmark-utilities")
+    link.url = "https://pytorch.org/docs/stable/benchmark_utils.html"
+    link.save()
+    changed = json.loads(get(live_catalog, f"/api/features/?updated_since={since}").body)
+    assert [item["slug"] for item in changed["results"]] == ["benchmark-utilities"]
+    links = json.loads(get(live_catalog, f"/api/links/?updated_since={since}").body)
+    assert [item["url"] for item in links["results"]] == [link.url]
+    releases = json.loads(get(live_catalog, f"/api/releases/?updated_since={since}").body)
+    assert [item["version"] for item in releases["results"]] == ["1.7"]
+
+
+def test_updated_since_must_be_a_timestamp(live_catalog):
+    response = get(live_catalog, "/api/features/?updated_since=yesterday")
+    assert response.status == 400 and "updated_since" in json.loads(response.body)
+
+
+def test_last_modified_is_the_time_of_the_last_change(live_catalog):
+    before = dt.datetime.now(dt.UTC).replace(microsecond=0) - dt.timedelta(seconds=1)
+    Release.objects.filter(version="1.9").update(summary="Changed.")
+    response = get(live_catalog, "/api/releases/")
+    modified = dt.datetime.strptime(response.headers["Last-Modified"], "%a, %d %b %Y %H:%M:%S GMT")
+    assert modified.replace(tzinfo=dt.UTC) >= before
+    old = http_date((before - dt.timedelta(days=1)).timestamp())
+    assert get(live_catalog, "/api/releases/", **{"If-Modified-Since": old}).status == 200
