@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 MANAGE := $(BIN)/python manage.py
 
-.PHONY: run serve test lint parser-report install install-dev fixtures clean
+.PHONY: run serve test lint bench parser-report install install-dev fixtures clean
 
 # Fall back to python3 where no python3.11 binary is on PATH (it must still be 3.11).
 ifeq ($(shell command -v $(PYTHON) 2>/dev/null),)
@@ -63,6 +63,14 @@ serve: install
 
 test: install-dev
 	$(BIN)/pytest
+
+# The benchmark (bench/README.md): about three minutes; writes bench/results.json.
+bench: install
+	@command -v wrk >/dev/null || { \
+		if [ "$$(id -u)" = 0 ]; then apt-get install -y -qq wrk >/dev/null || \
+			{ apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }; \
+		else echo "wrk is not installed: sudo apt-get install wrk"; exit 1; fi; }
+	$(BIN)/python -m bench.run $(BENCH_ARGS)
 
 # How well the post parser reads the sample posts in tests/samples (answer keys beside them).
 parser-report: install

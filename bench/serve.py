@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -107,8 +108,11 @@ def wait_until_up(url, process, timeout):
         if process.poll() is not None:
             raise RuntimeError(f"the server exited: {process.stderr.read().decode()[-2000:]}")
         try:
+            # Any HTTP answer will do; the admin's login page is neither throttled nor cached.
             with urllib.request.urlopen(f"{url}/admin/login/", timeout=2):
                 return
+        except urllib.error.HTTPError:
+            return
         except OSError:
             time.sleep(0.2)
     raise RuntimeError(f"the server at {url} did not answer within {timeout}s")

@@ -75,6 +75,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "django_ratelimit",
     "releases",
 ]
 
@@ -175,6 +176,21 @@ else:
 API_PAGE_CACHE_SECONDS = int(os.environ.get("API_PAGE_CACHE_SECONDS", "600"))
 API_MAX_AGE_SECONDS = int(os.environ.get("API_MAX_AGE_SECONDS", "15"))
 
+# Requests a client address may make to the API and feeds ("1200/m"; empty: no limit),
+# counted in fixed windows in the shared cache, so every process and host counts together.
+API_ANON_RATE = os.environ.get("API_ANON_RATE", "1200/m")
+RATELIMIT_USE_CACHE = "shared"
+SILENCED_SYSTEM_CHECKS = [
+    # django-ratelimit knows django-redis, not Django's own RedisCache, whose incr is atomic.
+    "django_ratelimit.W001",
+    # Without Redis, one machine's processes share a file cache whose increments are not
+    # atomic: a burst may slip a few requests past the limit. Deployments on several hosts
+    # set REDIS_URL (README, "Scaling out").
+    *([] if REDIS_URL else ["django_ratelimit.E003"]),
+]
+# Behind a proxy, the client's address is the one the proxy reports.
+RATELIMIT_IP_META_KEY = os.environ.get("DJANGO_CLIENT_IP_HEADER", "REMOTE_ADDR")
+
 FIXTURE_DIRS = [BASE_DIR / "fixtures"]
 
 REST_FRAMEWORK = {
@@ -190,12 +206,7 @@ REST_FRAMEWORK = {
         "rest_framework.renderers.JSONRenderer",
         *(["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
     ],
-    # Anonymous clients are throttled by releases.middleware, cached pages included, counting
-    # in the shared cache; this is the rate it applies.
-    "DEFAULT_THROTTLE_CLASSES": [],
-    "DEFAULT_THROTTLE_RATES": {"anon": os.environ.get("API_ANON_RATE", "1200/minute") or None},
-    # Behind N proxies, the client is the Nth address from the right of X-Forwarded-For.
-    "NUM_PROXIES": int(os.environ.get("DJANGO_NUM_PROXIES", "0")),
+    # Clients are throttled by releases.middleware (cached pages included): see API_ANON_RATE.
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
 

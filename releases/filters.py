@@ -5,11 +5,14 @@ Every malformed value and every unknown query parameter is answered with a 400 w
 names the parameter and says what is allowed; nothing is silently ignored.
 """
 
+import copy
+
 import django_filters
 from django import forms
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
 from django.db import connections
 from django.db.models import Q
+from django.http import QueryDict
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
@@ -200,6 +203,55 @@ def area_slugs():
     return Area.objects.order_by("slug").values_list("slug", flat=True)
 
 
+class CatalogFilterSet(django_filters.FilterSet):
+    """
+    A FilterSet that does per request only what a request needs.
+
+    django-filter deep-copies every filter and builds a new form class, with a field for
+    every filter, for each request: that costs more than the SQL of a small page (see the
+    profile in bench/README.md). Our filters keep no state between requests, so a shallow
+    copy each is enough. Only the parameters a request gives can filter anything, so its form
+    holds just their fields; form classes are built once per set of parameters and kept,
+    since Django forms copy their fields per instance anyway.
+    """
+
+    def __init__(self, data=None, queryset=None, *, request=None, prefix=None):
+        # django-filter's BaseFilterSet.__init__, with copy.copy where it has copy.deepcopy.
+        if queryset is None:
+            queryset = self._meta.model._default_manager.all()
+        self.is_bound = data is not None
+        self.data = data or QueryDict()
+        self.queryset = queryset
+        self.request = request
+        self.form_prefix = prefix
+        self.filters = {
+            name: self.copy_filter(filter_) for name, filter_ in self.base_filters.items()
+        }
+        for filter_ in self.filters.values():
+            filter_.model = queryset.model
+            filter_.parent = self
+
+    @staticmethod
+    def copy_filter(filter_):
+        clone = copy.copy(filter_)
+        if clone.method:
+            clone.method = clone.method  # binds a FilterMethod to the copy, not the original
+        return clone
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._form_classes = {}
+
+    def get_form_class(self):
+        given = tuple(name for name in self.filters if name in self.data)
+        form_class = self._form_classes.get(given)
+        if form_class is None:
+            fields = {name: self.filters[name].field for name in given}
+            form_class = type(f"{type(self).__name__}Form", (self._meta.form,), fields)
+            self._form_classes[given] = form_class
+        return form_class
+
+
 STABILITY_VALUES = [*Stability.values, NO_STABILITY]
 STABILITY_HELP = (
     "One of stable, beta, prototype, none (no stability given), or several comma-separated: "
@@ -216,7 +268,7 @@ def updated_since_filter():
     )
 
 
-class ReleaseFilterSet(django_filters.FilterSet):
+class ReleaseFilterSet(CatalogFilterSet):
     min_version = VersionFilter(
         lookup="gte", help_text="Releases at or after this version (1.10 > 1.9)."
     )
@@ -242,7 +294,7 @@ class ReleaseFilterSet(django_filters.FilterSet):
         fields = []
 
 
-class FeatureFilterSet(django_filters.FilterSet):
+class FeatureFilterSet(CatalogFilterSet):
     release = VersionFilter(
         field_name="release_version_key", help_text="Features of this release, e.g. 1.8."
     )
@@ -303,7 +355,7 @@ class FeatureFilterSet(django_filters.FilterSet):
         return queryset if value is None else queryset.promoted(value)
 
 
-class LinkFilterSet(django_filters.FilterSet):
+class LinkFilterSet(CatalogFilterSet):
     release = VersionFilter(
         field_name="feature__release_version_key", help_text="Links of this release's features."
     )
@@ -330,7 +382,7 @@ class LinkFilterSet(django_filters.FilterSet):
         return queryset.missing() if value else queryset.present()
 
 
-class AreaFilterSet(django_filters.FilterSet):
+class AreaFilterSet(CatalogFilterSet):
     search = SearchFilter(
         search_fields=["name", "slug", "aliases__name"],
         help_text="Words that must all appear in the area's name or one of its aliases.",
@@ -341,7 +393,7 @@ class AreaFilterSet(django_filters.FilterSet):
         fields = []
 
 
-class TrackFilterSet(django_filters.FilterSet):
+class TrackFilterSet(CatalogFilterSet):
     as_of = VersionFilter(
         method="filter_as_of",
         help_text="Stages as of this version: only appearances up to it count.",

@@ -3,7 +3,8 @@ HTTP caching for the public API and the feeds.
 
 For every GET or HEAD under /api/ and /feeds/, in this order:
 
-1. throttle anonymous clients, counting in the shared cache (DRF's AnonRateThrottle);
+1. throttle clients by address, counting in the shared cache (django-ratelimit's fixed
+   windows: one counter a client, whatever the traffic);
 2. answer a conditional request whose ETag or Last-Modified still holds with a 304;
 3. serve the rendered page from the page cache, or render it and keep it there.
 
@@ -18,19 +19,11 @@ from django.core.cache import caches
 from django.http import HttpResponse, JsonResponse
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
 from django.utils.http import http_date
-from rest_framework.throttling import AnonRateThrottle
+from django_ratelimit.core import get_usage
 
 from . import revision
 
 CACHED_PREFIXES = ("/api/", "/feeds/")
-
-
-class SharedAnonRateThrottle(AnonRateThrottle):
-    """DRF's anonymous throttle, counting in the cache every process shares."""
-
-    @property
-    def cache(self):
-        return caches["shared"]
 
 
 class CatalogCacheMiddleware:
@@ -38,13 +31,15 @@ class CatalogCacheMiddleware:
         self.get_response = get_response
         self.page_seconds = settings.API_PAGE_CACHE_SECONDS
         self.max_age = settings.API_MAX_AGE_SECONDS
+        self.rate = settings.API_ANON_RATE
 
     def __call__(self, request):
         if request.method not in ("GET", "HEAD") or not request.path.startswith(CACHED_PREFIXES):
             return self.get_response(request)
-        throttle = SharedAnonRateThrottle()
-        if not throttle.allow_request(request, None):
-            return self.throttled(throttle.wait())
+        if self.rate:
+            usage = get_usage(request, group="api", key="ip", rate=self.rate, increment=True)
+            if usage["should_limit"]:
+                return self.throttled(usage["time_left"])
 
         token, changed_at = revision.current()
         accept = request.headers.get("Accept", "")

@@ -33,3 +33,20 @@ class StrictPageNumberPagination(PageNumberPagination):
     @property
     def query_parameters(self):
         return {self.page_query_param, self.page_size_query_param}
+
+
+class CountedValues:
+    """
+    What a paginator pages through when items are built from ``.values()`` rows: it counts
+    ``queryset`` as it is, and slices ``values``. Counting the values queryset instead would
+    keep the joins its related fields add, and cost twice as much.
+    """
+
+    def __init__(self, queryset, values):
+        self.queryset, self.values = queryset, values
+
+    def count(self):
+        return self.queryset.count()
+
+    def __getitem__(self, index):
+        return list(self.values[index])

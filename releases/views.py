@@ -20,6 +20,7 @@ from .filters import (
     reject_bad_query,
 )
 from .models import Area, Feature, Link, Release, Track
+from .pagination import CountedValues
 from .serializers import (
     AreaSerializer,
     CompareSerializer,
@@ -51,8 +52,13 @@ class FeatureViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     """Features of published releases, newest release first, in the order of their post."""
 
     queryset = Feature.objects.for_api()
-    serializer_class = FeatureSerializer
+    serializer_class = FeatureSerializer  # the contract; items are built from values rows
     filterset_class = FeatureFilterSet
+
+    def list(self, request, *args, **kwargs):
+        features = self.filter_queryset(self.get_queryset())
+        rows = self.paginate_queryset(CountedValues(features, features.api_values()))
+        return self.get_paginated_response(Feature.objects.api_items(rows))
 
 
 class LinkViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):

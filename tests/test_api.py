@@ -1,5 +1,7 @@
 """The public API, over real HTTP against a live server holding the seed catalog."""
 
+import json
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -346,3 +348,16 @@ def test_search_ranks_best_matches_first_on_postgresql(api):
     assert in_title == sorted(in_title, reverse=True), found  # title matches first
     stemmed = api("/api/features/", search="profiling", page_size=100).json()["results"]
     assert "Memory Profiler" in [item["title"] for item in stemmed]
+
+
+@pytest.mark.django_db
+def test_list_items_are_exactly_what_the_serializer_documents(catalog):
+    from releases.models import Feature
+    from releases.serializers import FeatureSerializer
+
+    features = Feature.objects.for_release_page().filter(release__is_published=True)
+    documented = {(f["release"], f["slug"]): f for f in FeatureSerializer(features, many=True).data}
+    served = Feature.objects.api_items(list(Feature.objects.for_api().api_values()))
+    assert len(served) == len(documented) == 67
+    for item in served:
+        assert json.dumps(item) == json.dumps(documented[(item["release"], item["slug"])])

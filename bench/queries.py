@@ -1,0 +1,35 @@
+"""
+Count the SQL queries each benchmarked URL makes, in-process, with the page cache off.
+
+    python -m bench.queries URL [URL ...]    # prints {"URL": count, ...}
+"""
+
+import json
+import os
+import sys
+
+import django
+
+
+def main(argv=None):
+    urls = sys.argv[1:] if argv is None else argv
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
+    os.environ["API_PAGE_CACHE_SECONDS"] = "0"
+    django.setup()
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    client = Client()
+    counts = {}
+    for url in urls:
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(url)
+        if response.status_code != 200:
+            raise SystemExit(f"{url} answered {response.status_code}: {response.content[:300]!r}")
+        counts[url] = len(queries)
+    print(json.dumps(counts))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,9 @@
+from django.urls import path
+
+from bench.views import baseline_features
+from config.urls import urlpatterns as product_urlpatterns
+
+urlpatterns = [
+    path("bench/baseline/features/", baseline_features),
+    *product_urlpatterns,
+]
