@@ -127,12 +127,16 @@ class Timestamped(models.Model):
         if kwargs.get("update_fields") is not None:
             kwargs["update_fields"] = {*kwargs["update_fields"], "updated_at"}
         super().save(*args, **kwargs)
-        revision.catalog_changed()
+        self.changed()
 
     def delete(self, *args, **kwargs):
         deleted = super().delete(*args, **kwargs)
-        revision.catalog_changed()
+        self.changed()
         return deleted
+
+    def changed(self):
+        """After a save or a delete: a new catalog revision; subclasses touch their parents."""
+        revision.catalog_changed()
 
 
 class ReleaseQuerySet(CatalogQuerySet):
@@ -319,7 +323,7 @@ class AreaAliasManager(models.Manager.from_queryset(CatalogQuerySet)):
         return self.get(name=name)
 
 
-class AreaAlias(models.Model):
+class AreaAlias(Timestamped):
     """Another heading that release posts use for an area ("Front End APIs")."""
 
     area = models.ForeignKey(Area, on_delete=models.CASCADE, related_name="aliases")
@@ -337,15 +341,6 @@ class AreaAlias(models.Model):
 
     def __str__(self):
         return self.name
-
-    def save(self, *args, **kwargs):
-        super().save(*args, **kwargs)
-        revision.catalog_changed()
-
-    def delete(self, *args, **kwargs):
-        deleted = super().delete(*args, **kwargs)
-        revision.catalog_changed()
-        return deleted
 
     def natural_key(self):
         return (self.name,)
@@ -688,15 +683,10 @@ class Feature(Timestamped):
         if kwargs.get("update_fields") is not None:
             kwargs["update_fields"] = {*kwargs["update_fields"], "release_version_key"}
         super().save(*args, **kwargs)
-        self.touch_release()
 
-    def delete(self, *args, **kwargs):
-        deleted = super().delete(*args, **kwargs)
-        self.touch_release()
-        return deleted
-
-    def touch_release(self):
+    def changed(self):
         """A release changes when its features do (mirrors sync with updated_since)."""
+        super().changed()
         Release.objects.filter(pk=self.release_id).update(updated_at=timezone.now())
 
     def natural_key(self):
@@ -775,17 +765,9 @@ class Link(Timestamped):
     def __str__(self):
         return f"{self.label}: {self.url or 'missing'}"
 
-    def save(self, *args, **kwargs):
-        super().save(*args, **kwargs)
-        self.touch_feature()
-
-    def delete(self, *args, **kwargs):
-        deleted = super().delete(*args, **kwargs)
-        self.touch_feature()
-        return deleted
-
-    def touch_feature(self):
+    def changed(self):
         """A feature, and so its release, changes when its links do: the API nests them."""
+        super().changed()
         now = timezone.now()
         Feature.objects.filter(pk=self.feature_id).update(updated_at=now)
         Release.objects.filter(features=self.feature_id).update(updated_at=now)
