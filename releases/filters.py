@@ -481,6 +481,6 @@ class StrictFilterBackend(DjangoFilterBackend):
         if filterset is None:
             reject_bad_query(request.query_params, allowed)
             return queryset
-        valid = filterset.is_valid()
-        reject_bad_query(request.query_params, allowed, None if valid else filterset.errors)
+        errors = None if filterset.is_valid() else filterset.errors
+        reject_bad_query(request.query_params, allowed, errors)
         return filterset.qs

@@ -107,9 +107,8 @@ class CompareView(APIView):
     )
     def get(self, request):
         form = CompareForm(request.query_params)
-        valid = form.is_valid()
-        reject_bad_query(request.query_params, {"from", "to", "format"}, form.errors or None)
-        assert valid
+        errors = None if form.is_valid() else form.errors
+        reject_bad_query(request.query_params, {"from", "to", "format"}, errors)
         start, end = form.cleaned_data["from"], form.cleaned_data["to"]
         changes = Track.objects.compare(start, end)
         return Response({"from": start, "to": end, **CompareSerializer(changes).data})
