@@ -7,10 +7,17 @@ from django.db.models import Count, Q
 from django.template.response import TemplateResponse
 from django.utils.html import format_html, format_html_join
 
-from .models import NEWEST_FIRST, Area, AreaAlias, Feature, Link, Release, Stability, Track
-
-FEATURE_NEWEST_FIRST = ("-release_version_key", "position")
-
+from .models import (
+    FEATURES_NEWEST_FIRST,
+    NEWEST_FIRST,
+    Area,
+    AreaAlias,
+    Feature,
+    Link,
+    Release,
+    Stability,
+    Track,
+)
 
 # Links are typed without a scheme more often than not; assume https (Django 6's default).
 URL_FIELDS = {models.URLField: {"assume_scheme": "https"}}
@@ -156,7 +163,7 @@ class FeatureAdmin(admin.ModelAdmin):
     ]
     list_select_related = ["release", "area"]
     search_fields = ["title", "slug", "summary", "release__version", "track__name"]
-    ordering = FEATURE_NEWEST_FIRST
+    ordering = FEATURES_NEWEST_FIRST
     autocomplete_fields = ["release", "area", "track"]
     prepopulated_fields = {"slug": ["title"]}
     readonly_fields = ["track_timeline", "created_at", "updated_at"]

@@ -79,6 +79,7 @@ VERSION_PART_FIELDS = (
     "version_pre_number",
 )
 NEWEST_FIRST = ("-version_key",)
+FEATURES_NEWEST_FIRST = ("-release_version_key", "position")
 
 
 def version_bound(version, lookup, field="version_key"):
@@ -153,9 +154,6 @@ class ReleaseQuerySet(CatalogQuerySet):
     def version_at_most(self, version):
         return self.filter(version_bound(version, "lte"))
 
-    def with_version(self, version):
-        return self.filter(version_key=versions.Version.parse(version).key)
-
     def with_feature_count(self):
         return self.annotate(feature_count=Count("features"))
 
@@ -223,10 +221,9 @@ class Release(Timestamped):
         ordering = NEWEST_FIRST
         constraints = [
             models.UniqueConstraint(fields=["version"], name="release_unique_version"),
-            # Also the index that version ordering and version ranges use.
-            models.UniqueConstraint(
-                fields=VERSION_PART_FIELDS, name="release_unique_version_parts"
-            ),
+            # One version, one release ("1.9" and "1.9.0" alike, as the key derives from the
+            # parts); also the index that version ordering and version ranges use.
+            models.UniqueConstraint(fields=["version_key"], name="release_unique_version_key"),
             models.CheckConstraint(
                 condition=Q(is_published=False) | Q(release_date__isnull=False),
                 name="release_published_has_date",
@@ -475,7 +472,7 @@ class FeatureQuerySet(CatalogQuerySet):
         return self.filter(release__is_published=True)
 
     def newest_first(self):
-        return self.order_by("-release_version_key", "position")
+        return self.order_by(*FEATURES_NEWEST_FIRST)
 
     def oldest_first(self):
         return self.order_by("release_version_key", "position")
