@@ -7,6 +7,7 @@ validation, caching headers or throttling. It understands only page, release and
 from django.http import JsonResponse
 
 from releases.models import Feature
+from releases.serializers import feature_items, feature_values
 from releases.versions import Version
 
 PAGE_SIZE = 50
@@ -19,6 +20,6 @@ def baseline_features(request):
     if "stability" in request.GET:
         features = features.filter(stability=request.GET["stability"])
     start = (int(request.GET.get("page", "1")) - 1) * PAGE_SIZE
-    rows = list(features.api_values()[start : start + PAGE_SIZE])
-    results = Feature.objects.api_items(rows)
+    rows = list(feature_values(features)[start : start + PAGE_SIZE])
+    results = feature_items(rows)
     return JsonResponse({"count": features.count(), "results": results})

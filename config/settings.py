@@ -12,9 +12,13 @@ One module, driven by environment variables (see the README's "Configuration" ta
 - ``REDIS_URL``: a Redis server for the caches (rendered pages, the catalog revision,
   throttling), shared by every process and host. Unset: pages in each process's memory, the
   revision and throttle counts in a file cache that the processes of one machine share.
+- ``DJANGO_CACHE_DIR``: that file cache's folder; the app creates it privately (0700) and
+  refuses one another user owns or can write.
 """
 
+import datetime as dt
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -76,9 +80,14 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_ratelimit",
+    "simple_history",
+    "axes",
     "releases",
 ]
 
+# Order is behaviour. The catalog's cache answers early (page-cache hits, 304s, 429s), so it
+# sits innermost: every response it gives passes out through the middleware that sets the
+# security headers, exactly as a freshly rendered one does.
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -86,9 +95,18 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "releases.middleware.CatalogCacheMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # The editor behind an admin request, for the history of what they change.
+    "simple_history.middleware.HistoryRequestMiddleware",
+    # Admin logins: a lockout after repeated failures (AXES_* below).
+    "axes.middleware.AxesMiddleware",
+    "releases.middleware.CatalogCacheMiddleware",
+]
+
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -117,6 +135,16 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Readers never wait for a writer (write-ahead log); a writer waits its turn for up to
+    # 20 s instead of failing, and takes the lock when its transaction begins, so two writers
+    # never deadlock upgrading a read lock.
+    DATABASES["default"]["OPTIONS"] = {
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "timeout": 20,
+        "transaction_mode": "IMMEDIATE",
+        **DATABASES["default"].get("OPTIONS", {}),
+    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -155,8 +183,33 @@ if REDIS_URL:
         "shared": {**REDIS_CACHE, "KEY_PREFIX": "catalog-shared"},
     }
 else:
-    CACHE_DIR = os.environ.get(
-        "DJANGO_CACHE_DIR", str(Path(tempfile.gettempdir()) / "pytorch-release-catalog-cache")
+
+    def private_folder(path):
+        """
+        ``path``, created for this user alone (0700) if missing. Django's file cache unpickles
+        what it finds there, so a folder someone else owns or can write is refused.
+        """
+        path = Path(path)
+        try:
+            path.mkdir(mode=0o700, parents=True)
+        except FileExistsError:
+            pass
+        info = path.lstat()
+        if not stat.S_ISDIR(info.st_mode):
+            raise ImproperlyConfigured(f"The cache folder {path} is not a folder (a link?).")
+        if info.st_uid != os.getuid() or info.st_mode & 0o022:
+            raise ImproperlyConfigured(
+                f"The cache folder {path} belongs to another user or others may write to it; "
+                "the app refuses to read a cache anyone else could plant. Remove it, or set "
+                "DJANGO_CACHE_DIR to a folder of your own with mode 0700."
+            )
+        return str(path)
+
+    CACHE_DIR = private_folder(
+        os.environ.get(
+            "DJANGO_CACHE_DIR",
+            Path(tempfile.gettempdir()) / f"pytorch-release-catalog-cache-{os.getuid()}",
+        )
     )
     CACHES = {
         "default": {
@@ -190,6 +243,20 @@ SILENCED_SYSTEM_CHECKS = [
 ]
 # Behind a proxy, the client's address is the one the proxy reports.
 RATELIMIT_IP_META_KEY = os.environ.get("DJANGO_CLIENT_IP_HEADER", "REMOTE_ADDR")
+
+# Admin logins (django-axes): after 5 failures for one username, or from one address, within
+# 15 minutes, further attempts are refused for 15 minutes. `manage.py axes_reset_username NAME`
+# (or axes_reset_ip, or deleting the access attempt in the admin) lifts a lockout.
+AXES_FAILURE_LIMIT = 5
+AXES_COOLOFF_TIME = dt.timedelta(minutes=15)
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "admin/locked_out.html"
+AXES_CLIENT_IP_CALLABLE = "releases.middleware.client_address"
+AXES_VERBOSE = False
+
+# History: reasons name a command and a file, which need more than 100 characters.
+SIMPLE_HISTORY_HISTORY_CHANGE_REASON_USE_TEXT_FIELD = True
 
 FIXTURE_DIRS = [BASE_DIR / "fixtures"]
 

@@ -1,12 +1,25 @@
-"""The editors' workspace: curate releases, features, links and areas, alone or in bulk."""
+"""
+The editors' workspace: curate releases, features, links, areas and tracks, alone or in bulk.
+
+Every model's history is kept (django-simple-history): an editor sees who changed what and
+when, field by field, compares two versions, reverts to one, and recovers deleted features
+with their links. Bulk actions, merges and splits are recorded under the editor's name.
+"""
 
 from django import forms
 from django.contrib import admin, messages
-from django.db import models, transaction
+from django.core.exceptions import PermissionDenied
+from django.db import models
 from django.db.models import Count, Q
+from django.http import Http404, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
+from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
+from simple_history.admin import SimpleHistoryAdmin
 
+from . import history, tracks
+from .changes import acting_as
 from .models import (
     FEATURES_NEWEST_FIRST,
     NEWEST_FIRST,
@@ -98,8 +111,56 @@ class AreaAliasInline(admin.TabularInline):
     extra = 0
 
 
+class CatalogAdmin(SimpleHistoryAdmin):
+    """
+    An admin with the object's history: each change with who made it and what it changed, a
+    link to compare any version with another, and simple-history's revert.
+    """
+
+    history_list_display = ["compare"]
+
+    def get_urls(self):
+        info = self.opts.app_label, self.opts.model_name
+        compare = path(
+            "<path:object_id>/history/compare/",
+            self.admin_site.admin_view(self.compare_view),
+            name="{}_{}_compare".format(*info),
+        )
+        return [compare, *super().get_urls()]
+
+    @admin.display(description="compare")
+    def compare(self, record):
+        url = reverse(
+            f"admin:{self.opts.app_label}_{self.opts.model_name}_compare", args=[record.id]
+        )
+        return format_html('<a href="{}?a={}">compare…</a>', url, record.history_id)
+
+    def compare_view(self, request, object_id):
+        """Two versions of one object side by side, the fields that differ marked."""
+        records = list(self.model.history.filter(id=object_id).order_by("-history_date", "-pk"))
+        if not records:
+            raise Http404
+        obj = records[0].instance
+        if not self.has_view_history_or_change_history_permission(request, obj):
+            raise PermissionDenied
+        by_id = {str(record.history_id): record for record in records}
+        older = by_id.get(request.GET.get("a", ""), records[-1])
+        newer = by_id.get(request.GET.get("b", ""), records[0])
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": f"Compare versions of {obj}",
+            "object": obj,
+            "records": records,
+            "older": older,
+            "newer": newer,
+            "rows": history.compare(older, newer),
+        }
+        return TemplateResponse(request, "admin/releases/history_compare.html", context)
+
+
 @admin.register(Release)
-class ReleaseAdmin(admin.ModelAdmin):
+class ReleaseAdmin(CatalogAdmin):
     formfield_overrides = URL_FIELDS
     list_display = ["version", "title", "release_date", "is_published", "feature_count"]
     list_filter = ["is_published"]
@@ -133,17 +194,20 @@ class ReleaseAdmin(admin.ModelAdmin):
                 request, f"Set a release date before publishing: {versions}.", messages.ERROR
             )
             return
-        count = queryset.update(is_published=True)
+        with acting_as("published in the admin", request.user):
+            count = queryset.update(is_published=True)
         self.message_user(request, f"Published {count} release(s).", messages.SUCCESS)
 
     @admin.action(description="Unpublish (back to draft)", permissions=["change"])
     def unpublish(self, request, queryset):
-        count = queryset.update(is_published=False)
+        with acting_as("unpublished in the admin", request.user):
+            count = queryset.update(is_published=False)
         self.message_user(request, f"Moved {count} release(s) back to draft.", messages.SUCCESS)
 
 
 @admin.register(Feature)
-class FeatureAdmin(admin.ModelAdmin):
+class FeatureAdmin(CatalogAdmin):
+    change_list_template = "admin/releases/feature/change_list.html"
     list_display = [
         "title",
         "release",
@@ -152,6 +216,7 @@ class FeatureAdmin(admin.ModelAdmin):
         "position",
         "link_count",
         "missing_link_count",
+        "needs_approval",
     ]
     # Only choice fields: a foreign key here would query its options once per row.
     list_editable = ["stability"]
@@ -160,6 +225,7 @@ class FeatureAdmin(admin.ModelAdmin):
         "stability",
         ("area", admin.RelatedOnlyFieldListFilter),
         HasMissingLinksFilter,
+        "needs_approval",
     ]
     list_select_related = ["release", "area"]
     search_fields = ["title", "slug", "summary", "release__version", "track__name"]
@@ -177,6 +243,7 @@ class FeatureAdmin(admin.ModelAdmin):
         "track",
         "track_timeline",
         "summary",
+        "needs_approval",
         "created_at",
         "updated_at",
     ]
@@ -186,6 +253,7 @@ class FeatureAdmin(admin.ModelAdmin):
         "mark_beta",
         "mark_prototype",
         "clear_stability",
+        "approve",
         "merge_into_track",
         "split_into_own_track",
     ]
@@ -206,17 +274,32 @@ class FeatureAdmin(admin.ModelAdmin):
         )
         return format_html("<ol>{}</ol>", format_html_join("", "<li>{}: {} — {}{}</li>", rows))
 
-    @admin.action(description="Merge into track…", permissions=["change"])
+    def has_merge_permission(self, request):
+        """Merging moves features between tracks and deletes the tracks it leaves empty."""
+        needed = ["change_feature", "change_track", "delete_track"]
+        return request.user.has_perms([f"releases.{codename}" for codename in needed])
+
+    def has_split_permission(self, request):
+        """Splitting creates a track per feature and deletes the tracks it leaves empty."""
+        needed = ["change_feature", "add_track", "delete_track"]
+        return request.user.has_perms([f"releases.{codename}" for codename in needed])
+
+    @admin.action(description="Merge into track…", permissions=["merge"])
     def merge_into_track(self, request, queryset):
         queryset = queryset.select_related("release", "track")
         form = MergeIntoTrackForm(request.POST if "apply" in request.POST else None)
         if form.is_valid():
-            with transaction.atomic():
-                form.cleaned_data["track"].absorb(queryset)
+            into = form.cleaned_data["track"]
+            emptied = tracks.emptied_by_merge(queryset, into)
+            with acting_as(f"merged into track {into.slug}", request.user):
+                tracks.merge(queryset, into)
+            for feature in queryset:
+                self.log_change(request, feature, f"Merged into track {into}.")
+            gone = (
+                f"; deleted the emptied track(s) {', '.join(map(str, emptied))}" if emptied else ""
+            )
             self.message_user(
-                request,
-                f"Moved {len(queryset)} feature(s) into {form.cleaned_data['track']}.",
-                messages.SUCCESS,
+                request, f"Moved {len(queryset)} feature(s) into {into}{gone}.", messages.SUCCESS
             )
             return None
         context = {
@@ -228,14 +311,65 @@ class FeatureAdmin(admin.ModelAdmin):
         }
         return TemplateResponse(request, "admin/releases/feature/merge_into_track.html", context)
 
-    @admin.action(description="Split into its own track", permissions=["change"])
+    @admin.action(description="Split into its own track", permissions=["split"])
     def split_into_own_track(self, request, queryset):
         features = list(queryset.select_related("release", "area"))
-        with transaction.atomic():
-            Feature.objects.split_off(features)
+        with acting_as("split into its own track", request.user):
+            tracks.split(features)
+        for feature in features:
+            self.log_change(request, feature, f"Split into its own track {feature.track}.")
         self.message_user(
             request, f"Gave {len(features)} feature(s) a track of their own.", messages.SUCCESS
         )
+
+    @admin.action(description="Approve (make public with their release)", permissions=["change"])
+    def approve(self, request, queryset):
+        with acting_as("approved in the admin", request.user):
+            count = queryset.update(needs_approval=False)
+        self.message_user(request, f"Approved {count} feature(s).", messages.SUCCESS)
+
+    def get_urls(self):
+        recover = [
+            path(
+                "deleted/",
+                self.admin_site.admin_view(self.deleted_view),
+                name="releases_feature_deleted",
+            ),
+        ]
+        return [*recover, *super().get_urls()]
+
+    def deleted_view(self, request):
+        """Deleted features, newest deletion first; each can be recovered with its links."""
+        if not self.has_view_or_change_permission(request):
+            raise PermissionDenied
+        may_recover = request.user.has_perms(["releases.add_feature", "releases.add_link"])
+        if request.method == "POST":
+            if not may_recover:
+                raise PermissionDenied
+            record = get_object_or_404(
+                Feature.history.filter(history_type="-"), history_id=request.POST.get("record", "")
+            )
+            try:
+                with acting_as("recovered in the admin", request.user):
+                    feature, links = history.recover_feature(record)
+            except history.CannotRecover as error:
+                self.message_user(request, str(error), messages.ERROR)
+            else:
+                self.log_addition(request, feature, "Recovered with its links.")
+                self.message_user(
+                    request, f"Recovered {feature} with {links} link(s).", messages.SUCCESS
+                )
+                return HttpResponseRedirect(
+                    reverse("admin:releases_feature_change", args=[feature.pk])
+                )
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": "Deleted features",
+            "records": history.deleted_features(),
+            "may_recover": may_recover,
+        }
+        return TemplateResponse(request, "admin/releases/feature/deleted.html", context)
 
     def get_queryset(self, request):
         return (
@@ -256,8 +390,9 @@ class FeatureAdmin(admin.ModelAdmin):
         return feature.missing_link_count
 
     def _set_stability(self, request, queryset, stability):
-        count = queryset.update(stability=stability)
         label = Stability(stability).label if stability else "no stability"
+        with acting_as(f"marked {label} in the admin", request.user):
+            count = queryset.update(stability=stability)
         self.message_user(request, f"Marked {count} feature(s) {label}.", messages.SUCCESS)
 
     @admin.action(description="Mark selected features Stable", permissions=["change"])
@@ -278,7 +413,7 @@ class FeatureAdmin(admin.ModelAdmin):
 
 
 @admin.register(Link)
-class LinkAdmin(admin.ModelAdmin):
+class LinkAdmin(CatalogAdmin):
     formfield_overrides = URL_FIELDS
     list_display = ["label", "kind", "url", "feature", "release_version", "is_missing"]
     list_editable = ["url"]
@@ -299,7 +434,7 @@ class LinkAdmin(admin.ModelAdmin):
 
 
 @admin.register(Area)
-class AreaAdmin(admin.ModelAdmin):
+class AreaAdmin(CatalogAdmin):
     list_display = ["name", "slug", "feature_count", "needs_review"]
     list_filter = ["needs_review"]
     search_fields = ["name", "slug", "aliases__name"]
@@ -318,12 +453,13 @@ class AreaAdmin(admin.ModelAdmin):
 
     @admin.action(description="Mark selected areas reviewed", permissions=["change"])
     def mark_reviewed(self, request, queryset):
-        count = queryset.update(needs_review=False)
+        with acting_as("reviewed in the admin", request.user):
+            count = queryset.update(needs_review=False)
         self.message_user(request, f"Marked {count} area(s) reviewed.", messages.SUCCESS)
 
 
 @admin.register(Track)
-class TrackAdmin(admin.ModelAdmin):
+class TrackAdmin(CatalogAdmin):
     list_display = ["name", "slug", "area", "appearance_count"]
     list_filter = [("area", admin.RelatedOnlyFieldListFilter)]
     list_select_related = ["area"]
@@ -340,3 +476,14 @@ class TrackAdmin(admin.ModelAdmin):
     @admin.display(description="appearances", ordering="appearance_count")
     def appearance_count(self, track):
         return track.appearance_count
+
+
+@admin.register(AreaAlias)
+class AreaAliasAdmin(CatalogAdmin):
+    """Aliases are edited inline on their area; this page holds their history."""
+
+    list_display = ["name", "area"]
+    list_select_related = ["area"]
+    search_fields = ["name", "area__name"]
+    ordering = ["name"]
+    autocomplete_fields = ["area"]

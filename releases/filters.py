@@ -19,6 +19,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework.exceptions import ValidationError
 
 from . import versions
+from .managers import version_bound
 from .models import (
     Area,
     Feature,
@@ -27,7 +28,6 @@ from .models import (
     Release,
     Stability,
     Track,
-    version_bound,
 )
 
 NO_STABILITY = "none"
@@ -444,6 +444,47 @@ class CompareForm(forms.Form):
         start, end = cleaned.get("from"), cleaned.get("to")
         if start and end and versions.Version.parse(end) <= versions.Version.parse(start):
             self.add_error("to", f"Must be a later version than from ({start}); got {end}.")
+        return cleaned
+
+
+class ChangesForm(forms.Form):
+    """The query of /api/changes/: where to start, and how many entries a page holds."""
+
+    since = django_filters.fields.IsoDateTimeField(
+        required=False,
+        help_text="Changes at or after this ISO 8601 time, e.g. 2026-01-31T12:00:00Z. Leave "
+        "out both since and cursor to read the whole log from its start.",
+    )
+    cursor = forms.CharField(
+        required=False,
+        help_text="Resume after the last entry of a page: the cursor (or the next link) a "
+        "previous page gave.",
+    )
+    page_size = forms.IntegerField(
+        required=False, min_value=1, max_value=500, help_text="Entries a page (1-500, 100)."
+    )
+
+    def clean_page_size(self):
+        raw = self.data.get("page_size")
+        if raw is not None and not raw.isascii():
+            raise forms.ValidationError("Must be a whole number from 1 to 500.")
+        return self.cleaned_data["page_size"] or 100
+
+    def clean_cursor(self):
+        from .history import BadCursor, Position
+
+        text = self.cleaned_data["cursor"]
+        if not text:
+            return None
+        try:
+            return Position.decode(text)
+        except BadCursor as error:
+            raise forms.ValidationError(str(error)) from None
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("since") and cleaned.get("cursor"):
+            self.add_error("cursor", "Give since or cursor, not both: a cursor knows its place.")
         return cleaned
 
 

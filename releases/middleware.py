@@ -6,10 +6,15 @@ For every GET or HEAD under /api/ and /feeds/, in this order:
 1. throttle clients by address, counting in the shared cache (django-ratelimit's fixed
    windows: one counter a client, whatever the traffic);
 2. answer a conditional request whose ETag or Last-Modified still holds with a 304;
-3. serve the rendered page from the page cache, or render it and keep it there.
+3. serve the rendered page from the page cache, or render it and keep it there, with the
+   headers the view gave it.
 
 Both validators and the page cache are keyed by the catalog revision (releases.revision),
 which every committed write replaces: no page outlives a change, and the check costs no SQL.
+
+This middleware is the innermost (config/settings.py): whatever it answers — a fresh page, a
+cached one, a 304 or a 429 — passes out through the middleware that sets the security
+headers, and carries the same ``Allow`` and ``Vary`` as a freshly rendered page.
 """
 
 import hashlib
@@ -24,6 +29,14 @@ from django_ratelimit.core import get_usage
 from . import revision
 
 CACHED_PREFIXES = ("/api/", "/feeds/")
+PUBLIC_METHODS = "GET, HEAD, OPTIONS"
+# Set here on every answer, not taken from the page cache.
+OWN_HEADERS = {"etag", "last-modified", "cache-control", "x-cache", "allow", "vary"}
+
+
+def client_address(request):
+    """The client's address: where the proxy in front puts it (DJANGO_CLIENT_IP_HEADER)."""
+    return request.META.get(settings.RATELIMIT_IP_META_KEY) or request.META.get("REMOTE_ADDR")
 
 
 class CatalogCacheMiddleware:
@@ -39,7 +52,7 @@ class CatalogCacheMiddleware:
         if self.rate:
             usage = get_usage(request, group="api", key="ip", rate=self.rate, increment=True)
             if usage["should_limit"]:
-                return self.throttled(usage["time_left"])
+                return self.public(self.throttled(usage["time_left"]))
 
         token, changed_at = revision.current()
         accept = request.headers.get("Accept", "")
@@ -48,28 +61,36 @@ class CatalogCacheMiddleware:
         last_modified = int(changed_at.timestamp())
         not_modified = get_conditional_response(request, etag=etag, last_modified=last_modified)
         if not_modified is not None:
-            return self.with_validators(not_modified, etag, last_modified)
+            return self.public(self.with_validators(not_modified, etag, last_modified))
 
         key = self.page_key(request, token, variant)
         cached = caches["default"].get(key) if self.page_seconds else None
         if cached is not None:
-            content, content_type = cached
-            response = HttpResponse(content, content_type=content_type)
+            content, headers = cached
+            response = HttpResponse(content)
+            for name, value in headers:
+                response[name] = value
             response["X-Cache"] = "hit"
         else:
             response = self.get_response(request)
             if response.status_code != 200 or response.streaming:
-                return response
+                return self.public(response)
             if self.page_seconds:
-                entry = (response.content, response["Content-Type"])
-                caches["default"].set(key, entry, self.page_seconds)
+                headers = [(k, v) for k, v in response.items() if k.lower() not in OWN_HEADERS]
+                caches["default"].set(key, (response.content, headers), self.page_seconds)
             response["X-Cache"] = "miss"
-        return self.with_validators(response, etag, last_modified)
+        return self.public(self.with_validators(response, etag, last_modified))
 
     def with_validators(self, response, etag, last_modified):
         response["ETag"] = etag
         response["Last-Modified"] = http_date(last_modified)
         patch_cache_control(response, public=True, max_age=self.max_age)
+        return response
+
+    @staticmethod
+    def public(response):
+        """What every answer under the public prefixes says, however it was made."""
+        response["Allow"] = PUBLIC_METHODS
         patch_vary_headers(response, ["Accept"])
         return response
 

@@ -1,31 +1,28 @@
 """
-The catalog's data: releases, the features they announce, the links that document them,
-and the vocabulary of areas features are grouped in.
+The catalog's data: releases, the features they announce, the links that document them, the
+areas features are grouped in, and the tracks that follow one capability across releases.
 
-Data rules live here and in the database (constraints); read rules live on the QuerySets.
+This module holds the schema and its rules (fields, constraints, natural keys). Read rules live
+on the QuerySets (``managers.py``); every write is stamped, recorded and published through one
+path (``changes.py``); operations on tracks live in ``tracks.py``.
 """
-
-from collections import defaultdict
 
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import (
-    Case,
-    Count,
-    Exists,
-    F,
-    OuterRef,
-    Prefetch,
-    Q,
-    Subquery,
-    Value,
-    When,
-)
+from django.db.models import Case, Q, Value, When
 from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils import timezone
 
-from . import revision, versions
+from . import changes, versions
+from .managers import (
+    AreaAliasManager,
+    AreaManager,
+    FeatureManager,
+    LinkManager,
+    ReleaseManager,
+    TrackManager,
+)
 
 
 class Stability(models.TextChoices):
@@ -71,106 +68,57 @@ def validate_version(value):
         raise ValidationError(str(error), code="invalid_version") from error
 
 
-VERSION_PART_FIELDS = (
-    "version_major",
-    "version_minor",
-    "version_micro",
-    "version_pre_rank",
-    "version_pre_number",
-)
 NEWEST_FIRST = ("-version_key",)
 FEATURES_NEWEST_FIRST = ("-release_version_key", "position")
 
 
-def version_bound(version, lookup, field="version_key"):
-    """A Q object: ``field`` (a version key) is at least ("gte") or at most ("lte") ``version``."""
-    return Q(**{f"{field}__{lookup}": versions.Version.parse(version).key})
+def history(*derived):
+    """
+    The model's history (django-simple-history's table), written by ``changes.record``.
 
-
-class CatalogQuerySet(models.QuerySet):
-    """Writes that bypass Model.save() and delete() still start a new catalog revision."""
-
-    def update(self, **kwargs):
-        rows = super().update(**kwargs)
-        if rows:
-            revision.catalog_changed()
-        return rows
-
-    def delete(self):
-        deleted = super().delete()
-        if deleted[0]:
-            revision.catalog_changed()
-        return deleted
-
-    def bulk_create(self, *args, **kwargs):
-        objects = super().bulk_create(*args, **kwargs)
-        revision.catalog_changed()
-        return objects
-
-    def bulk_update(self, *args, **kwargs):
-        rows = super().bulk_update(*args, **kwargs)
-        revision.catalog_changed()
-        return rows
+    Fields derived from others (version parts, copied keys, generated columns) and the
+    ``updated_at`` stamp are left out: the history keeps what editors and posts decide.
+    """
+    return changes.CatalogHistory(
+        excluded_fields=["updated_at", *derived], bases=[changes.HistoricalKeys]
+    )
 
 
 class Timestamped(models.Model):
-    """When a row was created and last changed; every change starts a new catalog revision."""
+    """
+    When a row was created and last changed. ``save()`` and ``delete()`` go through the one
+    write path (``changes``): a save that changes nothing writes nothing.
+    """
 
-    # Defaults rather than auto_now: fixtures are saved raw, which skips auto_now.
+    # Defaults rather than auto_now: changes.stamp() sets updated_at, on every write path.
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(default=timezone.now, editable=False, db_index=True)
 
     class Meta:
         abstract = True
 
+    # Columns derived from others by prepare_save(): written along with any change.
+    derived_fields = ()
+
     def save(self, *args, **kwargs):
-        self.updated_at = timezone.now()
-        if kwargs.get("update_fields") is not None:
-            kwargs["update_fields"] = {*kwargs["update_fields"], "updated_at"}
-        super().save(*args, **kwargs)
-        self.changed()
+        self.prepare_save()
+        changes.save(self, super().save, *args, **kwargs)
 
-    def delete(self, *args, **kwargs):
-        deleted = super().delete(*args, **kwargs)
-        self.changed()
-        return deleted
+    save.alters_data = True
 
-    def changed(self):
-        """After a save or a delete: a new catalog revision; subclasses touch their parents."""
-        revision.catalog_changed()
+    def delete(self, using=None, keep_parents=False):
+        return changes.delete([self], using=using or self._state.db or "default")
 
+    delete.alters_data = True
 
-class ReleaseQuerySet(CatalogQuerySet):
-    def published(self):
-        """Releases the public may see."""
-        return self.filter(is_published=True)
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        instance = super().from_db(db, field_names, values)
+        changes.remember_loaded(instance)  # what a save compares with, to write only changes
+        return instance
 
-    def newest_first(self):
-        return self.order_by(*NEWEST_FIRST)
-
-    def version_at_least(self, version):
-        return self.filter(version_bound(version, "gte"))
-
-    def version_at_most(self, version):
-        return self.filter(version_bound(version, "lte"))
-
-    def with_feature_count(self):
-        return self.annotate(feature_count=Count("features"))
-
-    def for_api(self):
-        """Published releases, newest first, with their feature counts: one query."""
-        return self.published().with_feature_count().newest_first()
-
-    def for_api_detail(self):
-        """As ``for_api``, with every feature and its links prefetched (three queries)."""
-        return self.for_api().prefetch_related(
-            Prefetch("features", queryset=Feature.objects.for_release_page())
-        )
-
-
-class ReleaseManager(models.Manager.from_queryset(ReleaseQuerySet)):
-    def get_by_natural_key(self, version):
-        return self.get(version=version)
+    def prepare_save(self):
+        """Derive the fields that follow from others, before any write path stores the row."""
 
 
 class Release(Timestamped):
@@ -216,6 +164,8 @@ class Release(Timestamped):
     )
 
     objects = ReleaseManager()
+    derived_fields = (*versions.PART_FIELDS, "version_key")
+    history = history(*derived_fields)
 
     class Meta:
         ordering = NEWEST_FIRST
@@ -238,23 +188,16 @@ class Release(Timestamped):
     def __str__(self):
         return f"PyTorch {self.version}"
 
-    def save(self, *args, **kwargs):
-        self.version = versions.normalize(self.version)
-        parsed = self.parsed_version
-        for field, value in parsed.as_dict().items():
-            setattr(self, field, value)
-        self.version_key = parsed.key
-        update_fields = kwargs.get("update_fields")
-        if update_fields is not None and "version" in update_fields:
-            kwargs["update_fields"] = {*update_fields, *VERSION_PART_FIELDS, "version_key"}
-        super().save(*args, **kwargs)
-        # Features carry their release's key, so that their lists sort on an index.
-        self.features.exclude(release_version_key=self.version_key).update(
-            release_version_key=self.version_key
-        )
-
     def get_absolute_url(self):
         return reverse("releases:release-detail", kwargs={"version": self.version})
+
+    def prepare_save(self):
+        """The version's parts and key, the one place they are derived from the version."""
+        self.version = versions.normalize(self.version)
+        parsed = versions.Version.parse(self.version)
+        for name, value in parsed.as_dict().items():
+            setattr(self, name, value)
+        self.version_key = parsed.key
 
     def natural_key(self):
         return (self.version,)
@@ -268,27 +211,6 @@ class Release(Timestamped):
         return [line.strip() for line in self.highlights.splitlines() if line.strip()]
 
 
-class AreaQuerySet(CatalogQuerySet):
-    def with_feature_count(self, published_only=True):
-        """Annotate ``feature_count``: features of published releases unless told otherwise."""
-        condition = Q(features__release__is_published=True) if published_only else Q()
-        return self.annotate(feature_count=Count("features", filter=condition))
-
-    def for_api(self):
-        return self.with_feature_count().order_by("name")
-
-
-class AreaManager(models.Manager.from_queryset(AreaQuerySet)):
-    def get_by_natural_key(self, slug):
-        return self.get(slug=slug)
-
-
-def normalize_heading(text):
-    """Fold the spellings of one heading together: case, "&" versus "and", punctuation."""
-    text = text.lower().replace("&", " and ")
-    return " ".join("".join(ch if ch.isalnum() else " " for ch in text).split())
-
-
 class Area(Timestamped):
     name = models.CharField(max_length=100, help_text="As shown to readers, e.g. Frontend APIs.")
     slug = models.SlugField(max_length=100, help_text="Used in URLs and the API's area filter.")
@@ -299,6 +221,7 @@ class Area(Timestamped):
     )
 
     objects = AreaManager()
+    history = history()
 
     class Meta:
         ordering = ["name"]
@@ -315,11 +238,6 @@ class Area(Timestamped):
         return (self.slug,)
 
 
-class AreaAliasManager(models.Manager.from_queryset(CatalogQuerySet)):
-    def get_by_natural_key(self, name):
-        return self.get(name=name)
-
-
 class AreaAlias(Timestamped):
     """Another heading that release posts use for an area ("Front End APIs")."""
 
@@ -327,6 +245,7 @@ class AreaAlias(Timestamped):
     name = models.CharField(max_length=100, help_text="A heading as a post spells it.")
 
     objects = AreaAliasManager()
+    history = history()
 
     class Meta:
         ordering = ["name"]
@@ -345,93 +264,6 @@ class AreaAlias(Timestamped):
     natural_key.dependencies = ["releases.area"]
 
 
-class TrackQuerySet(CatalogQuerySet):
-    def with_stage(self, as_of=None):
-        """
-        Annotate each track's ``stage``, ``first_release`` and ``latest_release`` from its
-        published appearances at or before ``as_of`` (all of them when None); tracks with no
-        such appearance are left out. The stage as of a version is the stability of the
-        track's latest appearance at or before it.
-        """
-        appearances = Feature.objects.published().filter(track=OuterRef("pk"))
-        if as_of is not None:
-            appearances = appearances.version_at_most(as_of)
-        latest = appearances.newest_first()
-        first = appearances.oldest_first()
-        return self.annotate(
-            stage=Subquery(latest.values("stability")[:1]),
-            latest_release=Subquery(latest.values("release__version")[:1]),
-            first_release=Subquery(first.values("release__version")[:1]),
-        ).filter(latest_release__isnull=False)
-
-    def promoted_in(self, version):
-        """Tracks whose stage rose in the release ``version``."""
-        promoted = Feature.objects.promoted().of_release(version).filter(track=OuterRef("pk"))
-        return self.filter(Exists(promoted))
-
-    def for_api(self, as_of=None):
-        """Published tracks with their stage and appearances (oldest first): two queries."""
-        appearances = Feature.objects.published().select_related("release").oldest_first()
-        if as_of is not None:
-            appearances = appearances.version_at_most(as_of)
-        return (
-            self.with_stage(as_of)
-            .select_related("area")
-            .prefetch_related(Prefetch("features", queryset=appearances, to_attr="appearances"))
-            .order_by("name", "pk")
-        )
-
-    def compare(self, start, end):
-        """
-        What upgrading from version ``start`` to ``end`` brings, track by track: tracks first
-        seen after ``start`` (added), tracks whose stage rose or fell (with the stage before and
-        after, and the release of the last change), and how many stayed as they were.
-        Two queries, whatever the size of the catalog.
-        """
-        start_version = versions.Version.parse(start)
-        added, promoted, demoted, unchanged = [], [], [], 0
-        for track in self.for_api(as_of=end):
-            appearances = track.appearances
-            earlier = [a for a in appearances if a.release.parsed_version <= start_version]
-            if not earlier:
-                added.append({"track": track, "appearance": appearances[0]})
-                continue
-            before, after = earlier[-1], appearances[-1]
-            before_rank = STABILITY_RANKS.get(before.stability)
-            after_rank = STABILITY_RANKS.get(after.stability)
-            if before.stability == after.stability or None in (before_rank, after_rank):
-                unchanged += 1
-                continue
-            changed_in = before
-            for previous, current in zip(appearances, appearances[1:], strict=False):
-                if current.stability != previous.stability:
-                    changed_in = current
-            change = {"track": track, "before": before, "after": after, "changed_in": changed_in}
-            (promoted if after_rank > before_rank else demoted).append(change)
-        return {"added": added, "promoted": promoted, "demoted": demoted, "unchanged": unchanged}
-
-    def orphaned(self):
-        """Tracks no feature belongs to any more (after a merge or a deletion)."""
-        return self.filter(~Exists(Feature.objects.filter(track=OuterRef("pk"))))
-
-
-class TrackManager(models.Manager.from_queryset(TrackQuerySet)):
-    def get_by_natural_key(self, slug):
-        return self.get(slug=slug)
-
-    def create_for(self, feature):
-        """A track of its own for ``feature``, named after it, with a slug no track has yet."""
-        base = feature.slug[:100]
-        slug = base
-        if self.filter(slug=slug).exists():
-            slug = f"{base}-{feature.release.version.replace('.', '-')}"
-        counter = 1
-        while self.filter(slug=slug).exists():
-            counter += 1
-            slug = f"{base}-{counter}"
-        return self.create(name=feature.title, slug=slug, area=feature.area)
-
-
 class Track(Timestamped):
     """One capability across releases: torch.fft as a Beta in 1.7, then Stable in 1.8."""
 
@@ -443,6 +275,7 @@ class Track(Timestamped):
     description = models.TextField(blank=True, help_text="What it is, in our own words.")
 
     objects = TrackManager()
+    history = history()
 
     class Meta:
         ordering = ["name"]
@@ -456,140 +289,6 @@ class Track(Timestamped):
         return (self.slug,)
 
     natural_key.dependencies = ["releases.area"]
-
-    def absorb(self, features):
-        """Move ``features`` into this track and delete the tracks they leave empty."""
-        features = list(features)
-        left = {feature.track_id for feature in features} - {self.pk}
-        Feature.objects.filter(pk__in=[feature.pk for feature in features]).update(
-            track=self, updated_at=timezone.now()
-        )
-        Track.objects.filter(pk__in=left).orphaned().delete()
-
-
-class FeatureQuerySet(CatalogQuerySet):
-    def published(self):
-        return self.filter(release__is_published=True)
-
-    def newest_first(self):
-        return self.order_by(*FEATURES_NEWEST_FIRST)
-
-    def oldest_first(self):
-        return self.order_by("release_version_key", "position")
-
-    def of_release(self, version):
-        return self.filter(release_version_key=versions.Version.parse(version).key)
-
-    def sync_release_keys(self):
-        """Copy each release's version key onto its features (after raw loads, e.g. fixtures)."""
-        key = Release.objects.filter(pk=OuterRef("release_id")).values("version_key")[:1]
-        return self.update(release_version_key=Subquery(key))
-
-    def with_previous_stability(self):
-        """
-        Annotate ``previous_stability`` and ``previous_stability_rank``: the stability of the
-        same track's latest published appearance in an earlier release.
-        """
-        previous = (
-            Feature.objects.published()
-            .filter(
-                release_version_key__lt=OuterRef("release_version_key"), track=OuterRef("track")
-            )
-            .newest_first()
-        )
-        return self.annotate(
-            previous_stability=Subquery(previous.values("stability")[:1]),
-            previous_stability_rank=Subquery(previous.values("stability_rank")[:1]),
-        )
-
-    def promoted(self, promoted=True):
-        """Features more stable than their track's previous appearance (or, False, the rest)."""
-        queryset = self.with_previous_stability()
-        rose = Q(stability_rank__gt=F("previous_stability_rank"))
-        if promoted:
-            return queryset.filter(rose)
-        return queryset.filter(
-            Q(stability_rank__isnull=True) | Q(previous_stability_rank__isnull=True) | ~rose
-        )
-
-    def version_at_least(self, version):
-        return self.filter(version_bound(version, "gte", field="release_version_key"))
-
-    def version_at_most(self, version):
-        return self.filter(version_bound(version, "lte", field="release_version_key"))
-
-    def with_missing_links(self, missing=True):
-        """Features that have (or, with ``missing=False``, lack) a link still to be filled in."""
-        has_missing = Exists(Link.objects.missing().filter(feature=OuterRef("pk")))
-        return self.filter(has_missing if missing else ~has_missing)
-
-    def for_release_page(self):
-        """A release's features in post order, with area and links: used inside a prefetch."""
-        return (
-            self.select_related("release", "area", "track")
-            .prefetch_related(Prefetch("links", queryset=Link.objects.order_by("position", "pk")))
-            .order_by("position", "pk")
-        )
-
-    def for_api(self):
-        """Published features, newest release first: what /api/features/ lists."""
-        return self.published().newest_first()
-
-    def api_values(self):
-        """
-        Each feature as the API shows it, in plain values: one query, its joins included, and
-        no model instances, which is what keeps a page of the list fast.
-        """
-        return self.values("pk", *FEATURE_API_VALUES.values())
-
-
-# How /api/features/ items read from api_values() rows: the same JSON as FeatureSerializer.
-FEATURE_API_VALUES = {
-    "release": "release__version",
-    "title": "title",
-    "slug": "slug",
-    "stability": "stability",
-    "area": "area__slug",
-    "area_name": "area__name",
-    "summary": "summary",
-    "position": "position",
-    "track": "track__slug",
-}
-
-
-class FeatureManager(models.Manager.from_queryset(FeatureQuerySet)):
-    def get_by_natural_key(self, version, slug):
-        return self.get(release__version=version, slug=slug)
-
-    def api_items(self, rows):
-        """API items for a page of ``api_values()`` rows, with their links: one more query."""
-        links = defaultdict(list)
-        page_links = (
-            Link.objects.filter(feature_id__in=[row["pk"] for row in rows])
-            .order_by("feature_id", "position", "pk")
-            .values_list("feature_id", "kind", "label", "url")
-        )
-        for feature_id, kind, label, url in page_links:
-            links[feature_id].append(
-                {"kind": kind, "label": label, "url": url or None, "is_missing": not url}
-            )
-        return [
-            {
-                **{key: row[path] for key, path in FEATURE_API_VALUES.items()},
-                "stability": row["stability"] or None,
-                "links": links[row["pk"]],
-            }
-            for row in rows
-        ]
-
-    def split_off(self, features):
-        """Give each of ``features`` a track of its own; delete the tracks left empty."""
-        left = set()
-        for feature in features:
-            left.add(feature.track_id)
-            feature.track = Track.objects.create_for(feature)
-            feature.save(update_fields=["track"])
-        Track.objects.filter(pk__in=left).orphaned().delete()
 
 
 class Feature(Timestamped):
@@ -622,6 +321,11 @@ class Feature(Timestamped):
         help_text="The capability this feature is one appearance of. Left empty, the feature "
         "gets a track of its own.",
     )
+    needs_approval = models.BooleanField(
+        default=False,
+        help_text="Added by a post to a release that was already published: not public until "
+        "an editor approves it.",
+    )
     release_version_key = models.BigIntegerField(
         default=0,
         editable=False,
@@ -642,6 +346,8 @@ class Feature(Timestamped):
     )
 
     objects = FeatureManager()
+    derived_fields = ("release_version_key",)
+    history = history(*derived_fields, "stability_rank")
 
     class Meta:
         ordering = ["release", "position"]
@@ -668,55 +374,24 @@ class Feature(Timestamped):
                 fields=["area", "-release_version_key", "position"], name="feature_area_idx"
             ),
             models.Index(fields=["track", "release_version_key"], name="feature_track_idx"),
+            models.Index(
+                fields=["release"], condition=Q(needs_approval=True), name="feature_pending_idx"
+            ),
         ]
 
     def __str__(self):
         return f"{self.title} ({self.release.version})"
 
-    def save(self, *args, **kwargs):
+    def prepare_save(self):
         self.release_version_key = self.release.version_key
         if self.track_id is None:
-            self.track = Track.objects.create_for(self)
-        if kwargs.get("update_fields") is not None:
-            kwargs["update_fields"] = {*kwargs["update_fields"], "release_version_key"}
-        super().save(*args, **kwargs)
-
-    def changed(self):
-        """A release changes when its features do (mirrors sync with updated_since)."""
-        super().changed()
-        Release.objects.filter(pk=self.release_id).update(updated_at=timezone.now())
+            track = self._meta.get_field("track").get_cached_value(self, default=None)
+            self.track = track if track is not None and track.pk else Track.objects.create_for(self)
 
     def natural_key(self):
         return (*self.release.natural_key(), self.slug)
 
     natural_key.dependencies = ["releases.release", "releases.area", "releases.track"]
-
-
-class LinkQuerySet(CatalogQuerySet):
-    def missing(self):
-        """Links the post promised but left empty: the editors' to-do list."""
-        return self.filter(url="")
-
-    def present(self):
-        return self.exclude(url="")
-
-    def published(self):
-        return self.filter(feature__release__is_published=True)
-
-    def for_api(self):
-        """Published links, newest release first, in post order: one query."""
-        return (
-            self.published()
-            .select_related("feature__release")
-            .order_by("-feature__release_version_key", "feature__position", "position", "pk")
-        )
-
-
-class LinkManager(models.Manager.from_queryset(LinkQuerySet)):
-    def get_by_natural_key(self, version, feature_slug, label, url):
-        return self.get(
-            feature__release__version=version, feature__slug=feature_slug, label=label, url=url
-        )
 
 
 class Link(Timestamped):
@@ -738,6 +413,7 @@ class Link(Timestamped):
     position = models.PositiveSmallIntegerField(default=0, help_text="Order within the feature.")
 
     objects = LinkManager()
+    history = history()
 
     class Meta:
         ordering = ["feature", "position"]
@@ -761,13 +437,6 @@ class Link(Timestamped):
 
     def __str__(self):
         return f"{self.label}: {self.url or 'missing'}"
-
-    def changed(self):
-        """A feature, and so its release, changes when its links do: the API nests them."""
-        super().changed()
-        now = timezone.now()
-        Feature.objects.filter(pk=self.feature_id).update(updated_at=now)
-        Release.objects.filter(features=self.feature_id).update(updated_at=now)
 
     def natural_key(self):
         return (*self.feature.natural_key(), self.label, self.url)

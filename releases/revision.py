@@ -7,9 +7,12 @@ the cache. The token lives in the "shared" cache (Redis when REDIS_URL is set, e
 cache that all processes on one machine share), so checking it costs no SQL query.
 
 The token is random rather than a counter: if the shared cache ever loses it, a new token is
-drawn, which can only invalidate too much, never serve a stale page.
+drawn, which can only invalidate too much, never serve a stale page. Each revision also claims
+a second of its own for Last-Modified, later than the last revision's, so that a client
+revalidating with If-Modified-Since never mistakes a new revision for the one it holds.
 """
 
+import datetime as dt
 import uuid
 
 from django.core.cache import caches
@@ -17,6 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 REVISION_KEY = "catalog-revision"
+SECOND_KEY = "catalog-revision-second:{}"
 
 
 def _shared():
@@ -27,19 +31,43 @@ def current():
     """(token, changed_at) of the catalog as committed now."""
     value = _shared().get(REVISION_KEY)
     if value is None:
-        _shared().add(REVISION_KEY, (uuid.uuid4().hex, timezone.now()), timeout=None)
+        _shared().add(REVISION_KEY, (uuid.uuid4().hex, _claim_second(None)), timeout=None)
         value = _shared().get(REVISION_KEY)
     return value
 
 
+def _claim_second(previous):
+    """
+    A whole second, no earlier than now and later than ``previous``, that no other revision
+    has: ``add`` claims it (atomically on Redis), so two processes never share one.
+    """
+    second = timezone.now().replace(microsecond=0)
+    if previous is not None and second <= previous:
+        second = previous + dt.timedelta(seconds=1)
+    while not _shared().add(SECOND_KEY.format(int(second.timestamp())), 1, timeout=86400):
+        second += dt.timedelta(seconds=1)
+    return second
+
+
 def bump():
     """Start a new revision now."""
-    _shared().set(REVISION_KEY, (uuid.uuid4().hex, timezone.now()), timeout=None)
+    value = _shared().get(REVISION_KEY)
+    previous = value[1] if value else None
+    _shared().set(REVISION_KEY, (uuid.uuid4().hex, _claim_second(previous)), timeout=None)
 
 
-def catalog_changed():
+def catalog_changed(using="default"):
     """
-    Call on every write to the catalog. The new revision starts once the transaction commits:
-    before that, a reader could cache the old data under the new token.
+    Call on every write to the catalog. The new revision starts once the transaction commits
+    (before that, a reader could cache the old data under the new token), and a transaction
+    starts one revision however many rows it writes.
     """
-    transaction.on_commit(bump)
+    connection = transaction.get_connection(using)
+    # Django keeps the callbacks of the open transaction in run_on_commit, and drops those of
+    # a savepoint that rolls back: if ours is still there, this transaction will bump.
+    # tests/test_changes.py pins this reading of Django's internals.
+    if connection.in_atomic_block and any(
+        callback is bump for _, callback, *_ in connection.run_on_commit
+    ):
+        return
+    transaction.on_commit(bump, using=using)

@@ -1,5 +1,7 @@
 """JSON shapes of the public API. Field names are a contract with sites and scripts."""
 
+from collections import defaultdict
+
 from rest_framework import serializers
 
 from .models import Area, Feature, Link, Release, Stability, Track
@@ -160,8 +162,85 @@ class StageChangeSerializer(TrackSummarySerializer):
     changed_in = serializers.CharField(source="changed_in.release.version")
 
 
+class ChangeSerializer(serializers.Serializer):
+    """One entry of the change log a mirror replays, oldest first."""
+
+    type = serializers.ChoiceField(choices=["area", "alias", "track", "release", "feature", "link"])
+    action = serializers.ChoiceField(choices=["created", "updated", "deleted"])
+    key = serializers.ListField(
+        child=serializers.JSONField(), help_text="The object's natural key after the change."
+    )
+    previous_key = serializers.ListField(
+        child=serializers.JSONField(),
+        allow_null=True,
+        help_text="Its natural key before, where this change altered it (a link's URL filled "
+        "in, a release's version corrected); null otherwise.",
+    )
+    time = serializers.DateTimeField()
+    object = serializers.JSONField(
+        allow_null=True,
+        help_text="The object as it was after the change, references as natural keys; null "
+        "for a deletion.",
+    )
+    tombstone = serializers.JSONField(
+        allow_null=True, help_text="For a deletion: its type, key and time; null otherwise."
+    )
+
+
+class ChangeLogSerializer(serializers.Serializer):
+    next = serializers.URLField(
+        allow_null=True, help_text="The next page, while more changes are waiting."
+    )
+    cursor = serializers.CharField(
+        allow_null=True, help_text="Where this page ends: pass it later to read what follows."
+    )
+    results = ChangeSerializer(many=True)
+
+
 class CompareSerializer(serializers.Serializer):
     added = AddedTrackSerializer(many=True)
     promoted = StageChangeSerializer(many=True)
     demoted = StageChangeSerializer(many=True)
     unchanged = serializers.IntegerField(help_text="Tracks whose stage did not change.")
+
+
+# How /api/features/ items read from plain values rows: the same JSON as FeatureSerializer,
+# without model instances, which is what keeps a page of the list fast.
+FEATURE_API_VALUES = {
+    "release": "release__version",
+    "title": "title",
+    "slug": "slug",
+    "stability": "stability",
+    "area": "area__slug",
+    "area_name": "area__name",
+    "summary": "summary",
+    "position": "position",
+    "track": "track__slug",
+}
+
+
+def feature_values(features):
+    """Each feature as the API shows it, in plain values: one query, its joins included."""
+    return features.values("pk", *FEATURE_API_VALUES.values())
+
+
+def feature_items(rows):
+    """API items for a page of ``feature_values()`` rows, with their links: one more query."""
+    links = defaultdict(list)
+    page_links = (
+        Link.objects.filter(feature_id__in=[row["pk"] for row in rows])
+        .order_by("feature_id", "position", "pk")
+        .values_list("feature_id", "kind", "label", "url")
+    )
+    for feature_id, kind, label, url in page_links:
+        links[feature_id].append(
+            {"kind": kind, "label": label, "url": url or None, "is_missing": not url}
+        )
+    return [
+        {
+            **{key: row[path] for key, path in FEATURE_API_VALUES.items()},
+            "stability": row["stability"] or None,
+            "links": links[row["pk"]],
+        }
+        for row in rows
+    ]

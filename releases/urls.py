@@ -15,6 +15,7 @@ router.register("tracks", views.TrackViewSet, basename="track")
 
 urlpatterns = [
     path("compare/", views.CompareView.as_view(), name="compare"),
+    path("changes/", views.ChangeLogView.as_view(), name="changes"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="releases:schema"), name="docs"),
     *router.urls,

@@ -58,13 +58,18 @@ class Version:
 
     def as_dict(self):
         """The parts under the names the Release model stores them as."""
-        return {
-            "version_major": self.major,
-            "version_minor": self.minor,
-            "version_micro": self.micro,
-            "version_pre_rank": self.pre_rank,
-            "version_pre_number": self.pre_number,
-        }
+        values = (self.major, self.minor, self.micro, self.pre_rank, self.pre_number)
+        return dict(zip(PART_FIELDS, values, strict=True))
+
+
+# The names the Release model stores a version's parts under (Version.as_dict's keys).
+PART_FIELDS = (
+    "version_major",
+    "version_minor",
+    "version_micro",
+    "version_pre_rank",
+    "version_pre_number",
+)
 
 
 def normalize(text):

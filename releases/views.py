@@ -4,6 +4,8 @@ The public, read-only API.
 Views stay thin: QuerySets say what to read, FilterSets how to narrow it.
 """
 
+from urllib.parse import urlencode
+
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, viewsets
@@ -12,6 +14,7 @@ from rest_framework.views import APIView
 
 from .filters import (
     AreaFilterSet,
+    ChangesForm,
     CompareForm,
     FeatureFilterSet,
     LinkFilterSet,
@@ -19,17 +22,22 @@ from .filters import (
     TrackFilterSet,
     reject_bad_query,
 )
+from .history import changes_since
 from .models import Area, Feature, Link, Release, Track
 from .pagination import CountedValues
 from .serializers import (
     AreaSerializer,
+    ChangeLogSerializer,
     CompareSerializer,
     FeatureSerializer,
     LinkListSerializer,
     ReleaseDetailSerializer,
     ReleaseSerializer,
     TrackSerializer,
+    feature_items,
+    feature_values,
 )
+from .tracks import compare
 
 
 class ReleaseViewSet(viewsets.ReadOnlyModelViewSet):
@@ -57,8 +65,8 @@ class FeatureViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
 
     def list(self, request, *args, **kwargs):
         features = self.filter_queryset(self.get_queryset())
-        rows = self.paginate_queryset(CountedValues(features, features.api_values()))
-        return self.get_paginated_response(Feature.objects.api_items(rows))
+        rows = self.paginate_queryset(CountedValues(features, feature_values(features)))
+        return self.get_paginated_response(feature_items(rows))
 
 
 class LinkViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
@@ -110,5 +118,40 @@ class CompareView(APIView):
         errors = None if form.is_valid() else form.errors
         reject_bad_query(request.query_params, {"from", "to", "format"}, errors)
         start, end = form.cleaned_data["from"], form.cleaned_data["to"]
-        changes = Track.objects.compare(start, end)
+        changes = compare(start, end)
         return Response({"from": start, "to": end, **CompareSerializer(changes).data})
+
+
+class ChangeLogView(APIView):
+    """
+    What was created, updated and deleted, oldest first: a mirror replays it to stay equal to
+    the catalog, and resumes from the cursor of the last page it read.
+    """
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(name, kind, description=str(ChangesForm.base_fields[name].help_text))
+            for name, kind in (
+                ("since", OpenApiTypes.DATETIME),
+                ("cursor", OpenApiTypes.STR),
+                ("page_size", OpenApiTypes.INT),
+            )
+        ],
+        responses=ChangeLogSerializer,
+    )
+    def get(self, request):
+        form = ChangesForm(request.query_params)
+        errors = None if form.is_valid() else form.errors
+        reject_bad_query(request.query_params, {"since", "cursor", "page_size", "format"}, errors)
+        data = form.cleaned_data
+        entries, last, more = changes_since(data["since"], data["cursor"], data["page_size"])
+        cursor = last.encode() if last else None
+        following = None
+        if more:
+            query = {"cursor": cursor}
+            if "page_size" in request.query_params:
+                query["page_size"] = data["page_size"]
+            following = request.build_absolute_uri(f"{request.path}?{urlencode(query)}")
+        return Response(
+            ChangeLogSerializer({"next": following, "cursor": cursor, "results": entries}).data
+        )

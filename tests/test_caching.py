@@ -64,7 +64,7 @@ def test_pages_are_served_from_the_cache_until_the_catalog_changes(live_catalog)
         lambda: Feature.objects.filter(slug="torch-package").update(title="Renamed"),
         lambda: Link.objects.filter(url="").delete(),
         lambda: Release.objects.get(version="1.6").delete(),
-        lambda: Link.objects.missing().first().save(),
+        lambda: fill_in(Link.objects.missing().first()),
     ],
     ids=["queryset-update", "queryset-delete", "cascade-delete", "save"],
 )
@@ -73,6 +73,25 @@ def test_every_kind_of_write_invalidates(live_catalog, write):
     write()
     after = get(live_catalog, "/api/links/?is_missing=true")
     assert after.headers["ETag"] != before.headers["ETag"]
+
+
+def fill_in(link):
+    link.url = "https://example.org/filled-in"
+    link.save()
+
+
+def test_a_save_that_changes_nothing_keeps_the_revision(live_catalog):
+    before = get(live_catalog, "/api/links/?is_missing=true")
+    Link.objects.missing().first().save()
+    Feature.objects.filter(slug="torch-package").update(title="Torch package")
+    Feature.objects.filter(slug="torch-package").update(title="Torch package")
+    renamed = get(live_catalog, "/api/links/?is_missing=true")
+    assert renamed.headers["ETag"] != before.headers["ETag"]  # the first update changed a title
+    Link.objects.missing().first().save()
+    Feature.objects.filter(slug="torch-package").update(title="Torch package")
+    assert (
+        get(live_catalog, "/api/links/?is_missing=true").headers["ETag"] == renamed.headers["ETag"]
+    )
 
 
 def test_an_editors_save_in_the_admin_shows_at_once(live_catalog, client):

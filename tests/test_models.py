@@ -4,7 +4,8 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
-from releases.models import Area, Feature, Link, Release, Stability, normalize_heading
+from releases.importing.areas import normalize_heading
+from releases.models import Area, Feature, Link, Release, Stability
 from tests.factories import AreaFactory, FeatureFactory, LinkFactory, ReleaseFactory
 
 pytestmark = pytest.mark.django_db

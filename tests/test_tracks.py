@@ -7,6 +7,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from releases import tracks
 from releases.models import Feature, Stability, Track
 from tests.factories import FeatureFactory, ReleaseFactory
 
@@ -64,12 +65,12 @@ def test_merge_then_split(catalog):
     set_det = Feature.objects.get(release__version="1.7", slug="torch-set-deterministic")
     use_det = Feature.objects.get(release__version="1.9", slug="torch-use-deterministic-algorithms")
     merged = use_det.track
-    Feature.objects.split_off([set_det])
+    tracks.split([set_det])
     set_det.refresh_from_db()
     assert set_det.track != merged and set_det.track.name == set_det.title
     assert list(merged.features.all()) == [use_det]
     old = set_det.track
-    merged.absorb([set_det])
+    tracks.merge([set_det], into=merged)
     assert merged.features.count() == 2
     assert not Track.objects.filter(pk=old.pk).exists()  # emptied tracks go
 

@@ -4,20 +4,35 @@ Map a parsed post onto the catalog: create or update a draft release, its featur
 Editors own what they curate. The importer remembers what it last wrote for each feature
 (``Feature.imported_values``); on a re-import it changes a field only while it still holds
 the imported value, and reports every editor's choice it kept instead. It never deletes a
-feature or a link, never touches summaries, and never unpublishes a release.
+feature or a link, never touches summaries, and never unpublishes a release. Features a post
+adds to a release that is already published wait for an editor's approval.
+
+An import happens in two steps, so that readers never wait on it: ``plan()`` reads the catalog
+and validates every object the post would write, outside any transaction; ``Plan.apply()``
+writes them in one short transaction, through the catalog's write path, recorded as made by
+``import_post`` and the post's file. A plan that changes nothing writes nothing.
 """
 
 from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Count, Max
 
-from ..models import Area, Feature, Link, Release, normalize_heading
-from ..versions import Version
-from .parse import slugify
+from .. import changes
+from ..models import Feature, Link, Release, Track
+from .areas import UNFILED_AREA, AreaResolver  # noqa: F401  (UNFILED_AREA: the importer's word)
 
-UNFILED_AREA = "Other"
 TRACKED_FIELDS = ("title", "stability", "area", "position")
+RELEASE_FIELDS = (
+    "title",
+    "release_date",
+    "announcement_url",
+    "release_notes_url",
+    "highlights",
+    "commit_count",
+    "contributor_count",
+)
 
 
 class ImportProblem(Exception):
@@ -33,25 +48,45 @@ class ImportReport:
     version: str
     release_created: bool = False
     published: bool = False
+    published_now: bool = False
+    dated: object = None
     created: list = field(default_factory=list)
     updated: list = field(default_factory=list)
     unchanged: list = field(default_factory=list)
+    awaiting_approval: list = field(default_factory=list)
     kept: list = field(default_factory=list)
     not_in_post: list = field(default_factory=list)
     links: int = 0
     links_created: int = 0
     missing_links: int = 0
     new_areas: list = field(default_factory=list)
+    release_changes: list = field(default_factory=list)
 
     @property
     def changed_anything(self):
-        return bool(self.release_created or self.created or self.updated or self.links_created)
+        return bool(
+            self.release_created
+            or self.release_changes
+            or self.created
+            or self.updated
+            or self.links_created
+        )
 
     def lines(self):
-        state = "published" if self.published else "draft"
-        lines = [
-            f"Release {self.version}: {'created' if self.release_created else 'existing'} "
-            f"({state})",
+        if self.release_created:
+            state = "created (published)" if self.published else "created (draft)"
+        elif self.published_now:
+            state = "existing, published now"
+        else:
+            state = f"existing ({'published' if self.published else 'draft'})"
+        lines = [f"Release {self.version}: {state}"]
+        if self.dated:
+            lines.append(f"Release date: {self.dated.isoformat()}")
+        if self.release_changes and not self.release_created:
+            lines.append(
+                f"Release fields filled in from the post: {', '.join(self.release_changes)}"
+            )
+        lines += [
             f"Features: {len(self.created)} created, {len(self.updated)} updated, "
             f"{len(self.unchanged)} unchanged",
             f"Links: {self.links} in the post, {self.links_created} created, "
@@ -59,6 +94,11 @@ class ImportReport:
         ]
         lines += [f"  + {item}" for item in self.created]
         lines += [f"  ~ {item}" for item in self.updated]
+        if self.awaiting_approval:
+            lines.append(
+                f"{len(self.awaiting_approval)} new feature(s) await an editor's approval: the "
+                "release is already published, so they stay out of the public API until then"
+            )
         if self.new_areas:
             lines.append(f"New areas for editors to review: {', '.join(self.new_areas)}")
         if self.kept:
@@ -70,51 +110,21 @@ class ImportReport:
         return lines
 
 
-class AreaResolver:
-    """Find the area a heading names, by name or alias; optionally create it for review."""
-
-    def __init__(self):
-        self.by_heading = {}
-        for area in Area.objects.prefetch_related("aliases"):
-            self.by_heading[normalize_heading(area.name)] = area
-            for alias in area.aliases.all():
-                self.by_heading[normalize_heading(alias.name)] = area
-        self.created = []
-
-    def find(self, heading):
-        return self.by_heading.get(normalize_heading(heading or UNFILED_AREA))
-
-    def resolve(self, heading, line):
-        area = self.find(heading)
-        if area is None:
-            name = (heading or UNFILED_AREA).strip()[:100]
-            slug, n = slugify(name), 1
-            while Area.objects.filter(slug=slug).exists():
-                n += 1
-                slug = f"{slugify(name)}-{n}"
-            area = Area(name=name, slug=slug, needs_review=True)
-            save_checked(area, line)
-            self.by_heading[normalize_heading(name)] = area
-            self.created.append(name)
-        return area
-
-
-def save_checked(obj, line):
-    """Validate like a form would, so that bad data fails with the post's line, then save."""
+def validate(obj, line, exclude=()):
+    """Validate like a form would, so that bad data fails with the post's line."""
     try:
-        obj.full_clean()
+        obj.full_clean(exclude=exclude, validate_unique=False, validate_constraints=False)
     except ValidationError as error:
         problems = "; ".join(
             f"{name}: {' '.join(messages)}" for name, messages in error.message_dict.items()
         )
-        message = f"cannot store {obj._meta.verbose_name} '{obj}': {problems}"
+        label = getattr(obj, "title", None) or getattr(obj, "label", None) or obj
+        message = f"cannot store {obj._meta.verbose_name} '{label}': {problems}"
         raise ImportProblem(message, line) from None
-    obj.save()
 
 
 def find_release(version):
-    parts = Version.parse(version).as_dict()
-    return Release.objects.filter(**parts).first()
+    return Release.objects.of_version(version).first()
 
 
 def release_values(parsed):
@@ -129,152 +139,229 @@ def release_values(parsed):
     }
 
 
-def import_post(parsed, *, publish=False, release_date=None, dry_run=False):
-    """Import a ParsedPost atomically; with ``dry_run`` everything is rolled back."""
+def import_post(parsed, *, publish=False, release_date=None, dry_run=False, source=""):
+    """Import a ParsedPost: plan it, then (unless ``dry_run``) apply it in one transaction."""
     if not parsed.version:
         raise ImportProblem("cannot tell the version from the title; pass --version", 2)
-    with transaction.atomic():
-        report = _import(parsed, publish=publish, release_date=release_date)
-        if dry_run:
-            transaction.set_rollback(True)
-    return report
+    plan = Plan(parsed, publish=publish, release_date=release_date)
+    if not dry_run:
+        plan.apply(source)
+    return plan.report
 
 
-def _import(parsed, *, publish, release_date):
-    report = ImportReport(version=parsed.version)
-    values = release_values(parsed)
-    if release_date is not None:
-        values["release_date"] = release_date
-    release = find_release(parsed.version)
-    if release is None:
-        release = Release(version=parsed.version, **values)
-        report.release_created = True
-    else:
-        for name, value in values.items():
-            current = getattr(release, name)
-            if current in ("", None):
-                setattr(release, name, value)
-            elif value not in ("", None) and current != value:
-                report.kept.append(f"release {name}: kept the catalog's value")
-    if publish and not release.is_published:
-        if release.release_date is None:
-            raise ImportProblem(
-                f"cannot publish {parsed.version} without a release date: add 'date:' to the "
-                "front matter or pass --date",
-                1,
-            )
-        release.is_published = True
-    report.published = release.is_published
-    save_checked(release, 1)
+class Plan:
+    """Everything an import would write, read and validated before any transaction opens."""
 
-    areas = AreaResolver()
-    existing = {
-        feature.slug: feature
-        for feature in release.features.select_related("area").prefetch_related("links")
-    }
-    for parsed_feature in parsed.features:
-        area = areas.resolve(parsed_feature.area, parsed_feature.line)
-        feature = existing.pop(parsed_feature.slug, None)
-        if feature is None:
-            feature = _create_feature(release, parsed_feature, area)
-            report.created.append(f"{feature.slug} [{feature.stability or 'no stability'}]")
-            current_links = []
+    def __init__(self, parsed, *, publish, release_date):
+        self.parsed, self.publish, self.release_date = parsed, publish, release_date
+        self.make()
+
+    def make(self):
+        parsed = self.parsed
+        report = self.report = ImportReport(version=parsed.version)
+        self.areas = AreaResolver()
+        self.new_features, self.new_links, self.changed_features = [], [], []
+        self.new_tracks = []
+        self.taken_track_slugs = set(Track.objects.values_list("slug", flat=True))
+
+        release = self.release = find_release(parsed.version)
+        values = release_values(parsed)
+        if self.release_date is not None:
+            values["release_date"] = self.release_date
+        if release is None:
+            release = self.release = Release(version=parsed.version, **values)
+            report.release_created = True
+            report.release_changes = ["all"]
         else:
-            _update_feature(feature, parsed_feature, area, report)
-            current_links = list(feature.links.all())
-        _sync_links(feature, parsed_feature, current_links, report)
-    report.not_in_post = sorted(existing)
-    report.new_areas = areas.created
-    return report
+            for name, value in values.items():
+                current = getattr(release, name)
+                if current in ("", None) and value not in ("", None):
+                    setattr(release, name, value)
+                    report.release_changes.append(name)
+                elif value not in ("", None) and current != value:
+                    report.kept.append(f"release {name}: kept the catalog's value")
+        was_published = release.is_published and not report.release_created
+        if self.publish and not release.is_published:
+            if release.release_date is None:
+                raise ImportProblem(
+                    f"cannot publish {parsed.version} without a release date: add 'date:' to "
+                    "the front matter or pass --date",
+                    1,
+                )
+            release.is_published = True
+            report.published_now = True
+            report.release_changes.append("is_published")
+        if "release_date" in report.release_changes or report.release_created:
+            report.dated = release.release_date
+        report.published = release.is_published
+        validate(release, 1)
+
+        existing = {}
+        if release.pk:
+            features = release.features.select_related("area").prefetch_related("links")
+            existing = {feature.slug: feature for feature in features}
+        for parsed_feature in parsed.features:
+            area = self.areas.resolve(parsed_feature.area)
+            feature = existing.pop(parsed_feature.slug, None)
+            if feature is None:
+                feature = self.plan_feature(parsed_feature, area, pending=was_published)
+                current_links = []
+            else:
+                self.plan_update(feature, parsed_feature, area)
+                current_links = list(feature.links.all())
+            self.plan_links(feature, parsed_feature, current_links)
+        for area in self.areas.created:
+            validate(area, None)
+        report.not_in_post = sorted(existing)
+        report.new_areas = [area.name for area in self.areas.created]
+        self.fingerprint = fingerprint(release)
+
+    def plan_feature(self, parsed_feature, area, *, pending):
+        values = imported_values(parsed_feature, area)
+        feature = Feature(
+            release=self.release,
+            slug=parsed_feature.slug,
+            title=values["title"],
+            stability=values["stability"],
+            area=area,
+            position=values["position"],
+            imported_values=values,
+            needs_approval=pending,
+        )
+        validate(feature, parsed_feature.line, exclude=["release", "area", "track"])
+        feature.track = self.plan_track(feature)
+        self.new_features.append(feature)
+        self.report.created.append(f"{feature.slug} [{feature.stability or 'no stability'}]")
+        if pending:
+            self.report.awaiting_approval.append(feature.slug)
+        return feature
+
+    def plan_track(self, feature):
+        """A track of its own for a new feature, with a slug no track has (as create_for)."""
+        base = feature.slug[:100]
+        slug, counter = base, 1
+        if slug in self.taken_track_slugs:
+            slug = f"{base}-{self.release.version.replace('.', '-')}"
+        while slug in self.taken_track_slugs:
+            counter += 1
+            slug = f"{base}-{counter}"
+        self.taken_track_slugs.add(slug)
+        track = Track(name=feature.title, slug=slug, area=feature.area)
+        self.new_tracks.append(track)
+        return track
+
+    def plan_update(self, feature, parsed_feature, area):
+        post = imported_values(parsed_feature, area)
+        current = {
+            "title": feature.title,
+            "stability": feature.stability,
+            "area": feature.area.slug,
+            "position": feature.position,
+        }
+        previous = feature.imported_values or {}
+        changed = []
+        for name in TRACKED_FIELDS:
+            if current[name] == post[name]:
+                continue
+            if name in previous and current[name] == previous[name]:
+                changed.append(name)
+            else:
+                self.report.kept.append(
+                    f"{feature.slug}: {name} '{current[name]}' (the post says '{post[name]}')"
+                )
+        for name in changed:
+            if name == "area":
+                feature.area = area
+            else:
+                setattr(feature, name, post[name])
+        if changed or previous != post:
+            feature.imported_values = post
+            validate(feature, parsed_feature.line, exclude=["release", "area", "track"])
+            self.changed_features.append(feature)
+        if changed:
+            self.report.updated.append(f"{feature.slug}: {', '.join(changed)}")
+        else:
+            self.report.unchanged.append(feature.slug)
+
+    def plan_links(self, feature, parsed_feature, current_links):
+        """Add the post's links the feature lacks; never alter or remove what is there."""
+        by_url = {link.url: link for link in current_links if link.url}
+        by_label = {link.label.lower(): link for link in current_links}
+        position = max((link.position for link in current_links), default=0)
+        for parsed_link in parsed_feature.links:
+            self.report.links += 1
+            self.report.missing_links += parsed_link.is_missing
+            if parsed_link.url and parsed_link.url in by_url:
+                continue
+            if parsed_link.is_missing and parsed_link.label.lower() in by_label:
+                filled = by_label[parsed_link.label.lower()]
+                if filled.url:
+                    self.report.kept.append(
+                        f"{feature.slug}: link '{filled.label}' filled in by an editor "
+                        f"({filled.url})"
+                    )
+                continue
+            position += 1
+            link = Link(
+                feature=feature,
+                kind=parsed_link.kind,
+                label=parsed_link.label[:200],
+                url=parsed_link.url,
+                position=position,
+            )
+            validate(link, parsed_link.line, exclude=["feature"])
+            if link.url:
+                by_url[link.url] = link
+            by_label[link.label.lower()] = link
+            self.new_links.append(link)
+            self.report.links_created += 1
+
+    def apply(self, source=""):
+        """Write the plan in one short transaction; re-plan first if the catalog moved."""
+        if not self.report.changed_anything and not self.changed_features:
+            return
+        with changes.acting_as(f"import_post {source}".strip()), transaction.atomic():
+            if fingerprint(self.release) != self.fingerprint:
+                self.make()  # an editor saved in between: plan again, inside the lock
+            self.write()
+
+    def write(self):
+        release = self.release
+        if self.areas.created:
+            type(self.areas.created[0]).objects.bulk_create(self.areas.created)
+        if self.report.release_changes or release.pk is None:
+            release.save()
+        # Django copies the ids of related objects saved since they were assigned.
+        Track.objects.bulk_create(self.new_tracks)
+        Feature.objects.bulk_create(self.new_features)
+        if self.changed_features:
+            Feature.objects.bulk_update(
+                self.changed_features, ["title", "stability", "area", "position", "imported_values"]
+            )
+        Link.objects.bulk_create(self.new_links)
 
 
-def _imported_values(parsed_feature, area):
+def fingerprint(release):
+    """What an editor's save would change about a release and its features and links."""
+    if release is None or release.pk is None:
+        return None
+    features = Feature.objects.filter(release=release).aggregate(
+        count=Count("pk"), latest=Max("updated_at")
+    )
+    links = Link.objects.filter(feature__release=release).aggregate(
+        count=Count("pk"), latest=Max("updated_at")
+    )
+    stamp = Release.objects.filter(pk=release.pk).values_list("updated_at", flat=True).first()
+    return (stamp, features["count"], features["latest"], links["count"], links["latest"])
+
+
+def imported_values(parsed_feature, area):
     return {
         "title": parsed_feature.title[:200],
         "stability": parsed_feature.stability or "",
         "area": area.slug,
         "position": parsed_feature.position,
     }
-
-
-def _create_feature(release, parsed_feature, area):
-    values = _imported_values(parsed_feature, area)
-    feature = Feature(
-        release=release,
-        slug=parsed_feature.slug,
-        title=values["title"],
-        stability=values["stability"],
-        area=area,
-        position=values["position"],
-        imported_values=values,
-    )
-    save_checked(feature, parsed_feature.line)
-    return feature
-
-
-def _update_feature(feature, parsed_feature, area, report):
-    post = _imported_values(parsed_feature, area)
-    current = {
-        "title": feature.title,
-        "stability": feature.stability,
-        "area": feature.area.slug,
-        "position": feature.position,
-    }
-    previous = feature.imported_values or {}
-    changed = []
-    for name in TRACKED_FIELDS:
-        if current[name] == post[name]:
-            continue
-        if name in previous and current[name] == previous[name]:
-            changed.append(name)
-        else:
-            report.kept.append(
-                f"{feature.slug}: {name} '{current[name]}' (the post says '{post[name]}')"
-            )
-    for name in changed:
-        if name == "area":
-            feature.area = area
-        else:
-            setattr(feature, name, post[name])
-    if changed or previous != post:
-        feature.imported_values = post
-        save_checked(feature, parsed_feature.line)
-    if changed:
-        report.updated.append(f"{feature.slug}: {', '.join(changed)}")
-    else:
-        report.unchanged.append(feature.slug)
-
-
-def _sync_links(feature, parsed_feature, current_links, report):
-    """Add the post's links the feature lacks; never alter or remove what is there."""
-    by_url = {link.url: link for link in current_links if link.url}
-    by_label = {link.label.lower(): link for link in current_links}
-    position = max((link.position for link in current_links), default=0)
-    for parsed_link in parsed_feature.links:
-        report.links += 1
-        report.missing_links += parsed_link.is_missing
-        if parsed_link.url and parsed_link.url in by_url:
-            continue
-        if parsed_link.is_missing and parsed_link.label.lower() in by_label:
-            filled = by_label[parsed_link.label.lower()]
-            if filled.url:
-                report.kept.append(
-                    f"{feature.slug}: link '{filled.label}' filled in by an editor ({filled.url})"
-                )
-            continue
-        position += 1
-        link = Link(
-            feature=feature,
-            kind=parsed_link.kind,
-            label=parsed_link.label[:200],
-            url=parsed_link.url,
-            position=position,
-        )
-        save_checked(link, parsed_link.line)
-        if link.url:
-            by_url[link.url] = link
-        by_label[link.label.lower()] = link
-        report.links_created += 1
 
 
 def compare(parsed, release):

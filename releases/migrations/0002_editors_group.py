@@ -1,23 +1,12 @@
-"""The "Editors" group: staff who curate the catalog without being superusers."""
+"""
+Once created the "Editors" group; a post_migrate receiver (releases.apps) keeps it now, so
+that its permissions follow the models. Kept so that the migration graph stays whole.
+"""
 
 from django.db import migrations
 
-from releases.editors import EDITORS_GROUP, ensure_editors_group
-
-
-def create_editors_group(apps, schema_editor):
-    ensure_editors_group(apps)
-
-
-def remove_editors_group(apps, schema_editor):
-    apps.get_model("auth", "Group").objects.filter(name=EDITORS_GROUP).delete()
-
 
 class Migration(migrations.Migration):
-    dependencies = [
-        ("releases", "0001_catalog"),
-        ("auth", "0012_alter_user_first_name_max_length"),
-        ("contenttypes", "0002_remove_content_type_name"),
-    ]
+    dependencies = [("releases", "0001_catalog")]
 
-    operations = [migrations.RunPython(create_editors_group, remove_editors_group)]
+    operations = []

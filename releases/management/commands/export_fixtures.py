@@ -18,15 +18,17 @@ from django.core.management.base import BaseCommand, CommandError
 
 from releases.models import Area, AreaAlias, Feature, Link, Release, Track
 
-# Timestamps describe a database, not the catalog; generated columns are the database's to fill.
+# Timestamps describe a database, not the catalog; generated and derived columns are the
+# database's and the models' to fill.
 SKIPPED_FIELDS = {"created_at", "updated_at"}
 
 
-def generated_fields(model_label):
+def derived_fields(model_label):
     from django.apps import apps
 
     model = apps.get_model(model_label)
-    return {field.name for field in model._meta.concrete_fields if field.generated}
+    generated = {field.name for field in model._meta.concrete_fields if field.generated}
+    return generated | set(model.derived_fields)
 
 
 def serialize(objects):
@@ -37,7 +39,7 @@ def serialize(objects):
     )
     for item in data:
         item.pop("pk", None)
-        for name in SKIPPED_FIELDS | generated_fields(item["model"]):
+        for name in SKIPPED_FIELDS | derived_fields(item["model"]):
             item["fields"].pop(name, None)
     return data
 

@@ -59,7 +59,9 @@ class Command(BaseCommand):
         if compare:
             return self.compare(path, parsed)
         try:
-            report = import_post(parsed, publish=publish, release_date=date, dry_run=dry_run)
+            report = import_post(
+                parsed, publish=publish, release_date=date, dry_run=dry_run, source=path
+            )
         except ImportProblem as error:
             raise CommandError(self.where(path, error.line, error.message)) from None
         for line in report.lines():

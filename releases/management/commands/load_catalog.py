@@ -1,22 +1,32 @@
 """
-Load every fixture in fixtures/, in the order their natural keys need:
-areas.json, tracks.json, then each pytorch-<version>.json.
+Fill the catalog from fixtures/ without ever undoing an editor's work.
 
-    python manage.py load_catalog [--if-empty]
+    python manage.py load_catalog                     # what `make run` and `make serve` do
+    python manage.py load_catalog --reset [--no-input]
 
-Idempotent: fixtures carry natural keys, so loading twice updates rather than duplicates.
-With --if-empty nothing is loaded into a database that already holds releases, so that a
-deployment never overwrites its editors' work.
+Into an empty catalog (one that has never held a release) it loads every fixture: areas.json,
+tracks.json, then each pytorch-<version>.json. Later runs add only whole releases the database
+has never held — a new pytorch-<version>.json — with the areas and tracks they need. Nothing
+the database holds, or once held, is overwritten, reverted, re-created or duplicated: what an
+editor changed stays changed, and what an editor deleted stays deleted.
+
+``--reset`` replaces the catalog with the fixtures, after asking (``--no-input`` skips the
+question). The history keeps everything it replaces. Every object loaded goes through the
+catalog's write path, recorded as made by ``load_catalog`` and the fixture file.
 """
 
+import json
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management import call_command
+from django.core import serializers
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
+from django.core.serializers.base import DeserializationError
+from django.db import DatabaseError, transaction
 
-from releases import revision
-from releases.models import Feature, Release
+from releases import changes
+from releases.models import Area, Release, Track
 
 
 def fixture_files(folder=None):
@@ -25,21 +35,147 @@ def fixture_files(folder=None):
     return [path for path in first if path.exists()] + sorted(folder.glob("pytorch-*.json"))
 
 
+def read(path):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise CommandError(f"{path}: cannot read the fixture: {error}") from None
+
+
+def release_version(items, path):
+    for item in items:
+        if item.get("model") == "releases.release":
+            return item["fields"]["version"]
+    raise CommandError(f"{path}: no release in this fixture")
+
+
+def held(version):
+    """Whether the database holds, or once held, the release ``version``."""
+    return (
+        Release.objects.filter(version=version).exists()
+        or Release.history.filter(version=version).exists()
+    )
+
+
+def references(items, model_label, field):
+    """The natural keys ``field`` of the ``model_label`` objects in ``items`` refer to."""
+    return {
+        tuple(item["fields"][field])
+        for item in items
+        if item.get("model") == model_label and item["fields"].get(field)
+    }
+
+
 class Command(BaseCommand):
-    help = "Load the catalog's fixtures in dependency order."
+    help = "Fill an empty catalog from fixtures/, then add only releases it never held."
 
     def add_arguments(self, parser):
-        parser.add_argument("--if-empty", action="store_true", help="Skip if releases exist.")
+        parser.add_argument(
+            "--reset",
+            action="store_true",
+            help="Replace the catalog with the fixtures (asks first; the history keeps all).",
+        )
+        parser.add_argument(
+            "--no-input", action="store_false", dest="interactive", help="Do not ask."
+        )
+        parser.add_argument(
+            "--if-empty",
+            action="store_true",
+            help="Kept for old scripts: loading never overwrites, so this changes nothing.",
+        )
 
-    def handle(self, *args, if_empty, **options):
-        if if_empty and Release.objects.exists():
-            self.stdout.write("The catalog already holds releases: fixtures not loaded.")
-            return
+    def handle(self, *args, reset, interactive, if_empty, **options):
         files = fixture_files()
         if not files:
             raise CommandError(f"no fixtures in {settings.BASE_DIR / 'fixtures'}")
-        call_command("loaddata", *files, verbosity=options["verbosity"])
-        # Fixtures are saved raw; make sure derived keys agree with what they derive from.
-        Feature.objects.sync_release_keys()
-        # loaddata saves raw, past the models' own hooks: start a new revision here.
-        revision.bump()
+        if reset and interactive and not self.confirm():
+            raise CommandError("reset cancelled: nothing was changed")
+        reason = "load_catalog --reset" if reset else "load_catalog"
+        with changes.acting_as(reason), transaction.atomic():
+            if reset:
+                self.clear()
+            fresh = not Release.objects.exists() and not Release.history.exists()
+            loaded = self.load_all(files) if fresh else self.load_new(files)
+        if loaded:
+            self.stdout.write(f"Loaded {loaded} object(s) from {settings.BASE_DIR / 'fixtures'}.")
+        else:
+            self.stdout.write("The catalog already holds every release in fixtures/: kept as is.")
+
+    def confirm(self):
+        self.stdout.write(
+            "This replaces the catalog with the fixtures: every change editors made since is "
+            "undone (the history keeps it, and each object can be restored from there)."
+        )
+        try:
+            answer = input("Type 'yes' to reset the catalog: ")
+        except EOFError:
+            return False
+        return answer.strip().lower() == "yes"
+
+    def clear(self):
+        Release.objects.all().delete()
+        Track.objects.all().delete()
+        Area.objects.all().delete()
+
+    def load_all(self, files):
+        return sum(self.load(path, read(path)) for path in files)
+
+    def load_new(self, files):
+        """Releases never held, with only the areas and tracks they need that are missing."""
+        by_name = {path.name: path for path in files}
+        count = 0
+        for path in files:
+            if not path.name.startswith("pytorch-"):
+                continue
+            items = read(path)
+            version = release_version(items, path)
+            if held(version):
+                continue
+            areas = references(items, "releases.feature", "area")
+            tracks = references(items, "releases.feature", "track")
+            if "tracks.json" in by_name:
+                track_items = read(by_name["tracks.json"])
+                wanted = [i for i in track_items if (i["fields"]["slug"],) in tracks]
+                areas |= references(wanted, "releases.track", "area")
+            else:
+                wanted = []
+            if "areas.json" in by_name:
+                area_items = read(by_name["areas.json"])
+                needed = [
+                    item
+                    for item in area_items
+                    if item["model"] == "releases.area" and (item["fields"]["slug"],) in areas
+                ]
+                count += self.load(by_name["areas.json"], needed)
+            count += self.load(by_name.get("tracks.json", path), wanted)
+            count += self.load(path, items)
+            self.stdout.write(f"Added release {version} from {path.name}.")
+        return count
+
+    def load(self, path, items):
+        """
+        Create the objects of ``items`` the catalog lacks, in bulk, model by model in the
+        file's order (a file lists what others refer to first); skip every one it has.
+        """
+        created, pending, label = 0, [], None
+
+        def flush():
+            nonlocal created
+            if pending:
+                type(pending[0]).objects.bulk_create(pending)
+                created += len(pending)
+                pending.clear()
+
+        try:
+            with changes.acting_as(f"load_catalog {path.name}"):
+                for item in items:
+                    if item.get("model") != label:
+                        flush()  # what follows may refer to these: store them first
+                        label = item.get("model")
+                    (deserialized,) = serializers.deserialize("python", [item])
+                    if deserialized.object.pk is None:  # never overwrite what the catalog has
+                        pending.append(deserialized.object)
+                flush()
+        except (DeserializationError, ValidationError, DatabaseError, KeyError) as error:
+            raise CommandError(f"{path}: cannot load the fixture: {error}") from None
+        return created

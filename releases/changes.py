@@ -1,0 +1,377 @@
+"""
+The one write path: every write to the catalog is stamped, recorded and published here.
+
+Whichever way a row is written — ``Model.save()`` or ``delete()``, or a QuerySet's ``update()``,
+``delete()``, ``bulk_create()`` or ``bulk_update()`` (the admin and its actions, the importer,
+merge and split, ``load_catalog``) — the write comes through this module, which
+
+1. stamps ``updated_at`` on the rows written and *touches* the rows whose API items show them
+   (a link's feature and release; a release's features and links when its version changes;
+   an area's or a track's features when what they show of it changes), so that
+   ``updated_since`` is true of every list;
+2. records the change in the model's history (django-simple-history's tables): when, who —
+   the editor signed in, or the command named with ``acting_as()`` — every field, and the
+   natural keys the object and its references had then, which the admin's history and
+   ``/api/changes/`` read;
+3. starts one new catalog revision when the transaction commits (``revision.catalog_changed``).
+
+A save or an update that changes nothing writes nothing, records nothing and keeps the
+revision.
+"""
+
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+from django.apps import apps
+from django.db import models, router, transaction
+from django.db.models.deletion import Collector
+from django.utils import timezone
+from simple_history.models import HistoricalRecords
+
+from . import revision
+
+CREATED, UPDATED, DELETED = "+", "~", "-"
+
+# The foreign keys each model's history keeps the natural keys of: what a mirror needs to
+# rebuild the object elsewhere.
+REFERENCES = {
+    "AreaAlias": ("area",),
+    "Track": ("area",),
+    "Feature": ("release", "area", "track"),
+    "Link": ("feature",),
+}
+# What a model's own natural key reads through.
+KEY_PATHS = {"Feature": ("release",), "Link": ("feature",)}
+
+BATCH = 500  # ids per IN (...) list: well inside every database's limit on parameters
+
+
+class CatalogHistory(HistoricalRecords):
+    """
+    simple-history's historical tables, written by this module instead of by the library's
+    signal receivers: those see ``save()`` and ``delete()`` but not QuerySet writes, and the
+    catalog records every write the same way.
+    """
+
+    def post_save(self, instance, created, using=None, **kwargs):
+        pass
+
+    def post_delete(self, instance, using=None, **kwargs):
+        pass
+
+
+class HistoricalKeys(models.Model):
+    """What each historical record adds to the copied fields: the natural keys of its time."""
+
+    history_key = models.JSONField(
+        default=list, help_text="The object's natural key when the change was made."
+    )
+    history_refs = models.JSONField(
+        default=dict, help_text="The natural keys of the objects it referred to then."
+    )
+
+    class Meta:
+        abstract = True
+
+
+# --- who ---------------------------------------------------------------------------------------
+
+_actor = ContextVar("catalog_actor", default=None)
+
+
+@contextmanager
+def acting_as(reason, user=None):
+    """Record the writes made inside as made by ``user`` (or a command), for ``reason``."""
+    token = _actor.set((user, reason))
+    try:
+        yield
+    finally:
+        _actor.reset(token)
+
+
+def actor(instance=None):
+    """(user, reason) of a write: acting_as(), else the editor of the admin request."""
+    user, reason = _actor.get() or (None, "")
+    user = getattr(instance, "_history_user", None) or user
+    if user is None:
+        request = getattr(HistoricalRecords.context, "request", None)
+        candidate = getattr(request, "user", None)
+        if candidate is not None and candidate.is_authenticated:
+            user = candidate
+    return user, reason
+
+
+# --- what --------------------------------------------------------------------------------------
+
+
+def tracked_fields(model):
+    """The columns whose change is a change: all but generated ones and the stamp."""
+    return [
+        field
+        for field in model._meta.concrete_fields
+        if not field.generated and field.attname != "updated_at"
+    ]
+
+
+def snapshot(instance):
+    """The instance's tracked values (those loaded, for a partly loaded instance)."""
+    values = instance.__dict__
+    return {
+        field.attname: values[field.attname]
+        for field in tracked_fields(type(instance))
+        if field.attname in values
+    }
+
+
+def remember_loaded(instance):
+    instance._loaded_values = snapshot(instance)
+
+
+def changed_fields(before, after):
+    return {name for name, value in after.items() if name in before and before[name] != value}
+
+
+def stamp(objects, when=None):
+    when = when or timezone.now()
+    for obj in objects:
+        obj.updated_at = when
+    return when
+
+
+def batches(ids):
+    ids = list(ids)
+    for start in range(0, len(ids), BATCH):
+        yield ids[start : start + BATCH]
+
+
+def fetch(model, ids, using):
+    """The rows of ``ids``, as they are in the database now."""
+    found = []
+    for batch in batches(ids):
+        found.extend(model._base_manager.using(using).filter(pk__in=batch))
+    return found
+
+
+# --- the write paths -----------------------------------------------------------------------------
+
+
+def save(instance, base_save, *args, **kwargs):
+    """``Model.save()``: write the instance if anything changed, then record it."""
+    model = type(instance)
+    using = kwargs.get("using") or router.db_for_write(model, instance=instance)
+    before = getattr(instance, "_loaded_values", None)
+    exists = not instance._state.adding
+    if before is None and instance.pk is not None:
+        # Built rather than loaded (a revert, a recovery): compare with the row, if any.
+        current = model._base_manager.using(using).filter(pk=instance.pk).first()
+        exists = current is not None
+        before = snapshot(current) if exists else None
+    if exists and before is not None:
+        changed = changed_fields(before, snapshot(instance))
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None:
+            named = {model._meta.get_field(name).attname for name in update_fields}
+            changed &= named | {model._meta.get_field(n).attname for n in model.derived_fields}
+        if not changed:
+            return
+    stamp([instance])
+    if kwargs.get("update_fields") is not None:
+        kwargs["update_fields"] = {*kwargs["update_fields"], "updated_at", *model.derived_fields}
+    with transaction.atomic(using=using, savepoint=False):
+        base_save(*args, **kwargs)
+        previous = {instance.pk: before} if exists and before is not None else None
+        record(model, [instance], UPDATED if exists else CREATED, using=using, before=previous)
+    remember_loaded(instance)
+
+
+def update(queryset, values, base_update):
+    """``QuerySet.update()``: update, then stamp and record the rows that really changed."""
+    model, using = queryset.model, queryset.db
+    with transaction.atomic(using=using, savepoint=False):
+        ids = list(queryset.values_list("pk", flat=True))
+        if not ids:
+            return 0
+        before = {obj.pk: snapshot(obj) for obj in fetch(model, ids, using)}
+        rows = base_update(**values)
+        changed = []
+        for obj in fetch(model, ids, using):
+            obj.prepare_save()  # derived columns follow what the update changed
+            if changed_fields(before[obj.pk], snapshot(obj)):
+                changed.append(obj)
+        if changed:
+            stamp(changed)
+            base = model._base_manager.using(using)
+            base.bulk_update(changed, ["updated_at", *model.derived_fields], batch_size=BATCH)
+            record(model, changed, UPDATED, using=using, before=before)
+    return rows
+
+
+def bulk_update(queryset, objects, fields, base_bulk_update, *args, **kwargs):
+    """``QuerySet.bulk_update()``: write the objects that changed, stamp and record them."""
+    model, using = queryset.model, queryset.db
+    with transaction.atomic(using=using, savepoint=False):
+        before = {obj.pk: snapshot(obj) for obj in fetch(model, [o.pk for o in objects], using)}
+        for obj in objects:
+            obj.prepare_save()
+        changed = [obj for obj in objects if changed_fields(before[obj.pk], snapshot(obj))]
+        if not changed:
+            return 0
+        stamp(changed)
+        rows = base_bulk_update(
+            changed, [*fields, *model.derived_fields, "updated_at"], *args, **kwargs
+        )
+        record(model, changed, UPDATED, using=using, before=before)
+    return rows
+
+
+def delete(target, using):
+    """
+    ``Model.delete()`` and ``QuerySet.delete()``: delete with Django's collector, and record
+    every row that goes, cascades included, with the natural keys it had.
+    """
+    if isinstance(target, models.QuerySet):
+        if target.query.is_sliced:
+            raise TypeError("Cannot use 'limit' or 'offset' with delete().")
+        target = target._chain()
+        target._for_write = True
+        target.query.select_for_update = False
+        target.query.select_related = False
+        target.query.clear_ordering(force=True)
+    with transaction.atomic(using=using, savepoint=False):
+        collector = Collector(using=using, origin=target)
+        collector.collect(target)
+        doomed = {model: list(objects) for model, objects in collector.data.items()}
+        for queryset in collector.fast_deletes:
+            doomed.setdefault(queryset.model, []).extend(queryset)
+        doomed = {model: objects for model, objects in doomed.items() if is_catalog(model)}
+        # Described before they go: the collector clears their primary keys, and what they
+        # referred to may go with them.
+        when = timezone.now()
+        rows = {
+            model: history_rows(model, objects, DELETED, using, when)
+            for model, objects in doomed.items()
+        }
+        result = collector.delete()
+        for model, objects in doomed.items():
+            record(model, objects, DELETED, using=using, rows=rows[model], when=when)
+    return result
+
+
+def is_catalog(model):
+    return hasattr(model, "history") and model._meta.app_label == "releases"
+
+
+# --- the record ----------------------------------------------------------------------------------
+
+
+def describe(model, objects, using):
+    """(natural key, {reference: natural key}) of each object as of now, in a few queries."""
+    references = REFERENCES.get(model.__name__, ())
+    prime(model, objects, set(references) | set(KEY_PATHS.get(model.__name__, ())), using)
+    return [
+        (
+            list(obj.natural_key()),
+            {name: list(getattr(obj, name).natural_key()) for name in references},
+        )
+        for obj in objects
+    ]
+
+
+def prime(model, objects, names, using):
+    """Load the related objects ``names`` of ``objects`` in one query each (and their keys')."""
+    for name in names:
+        field = model._meta.get_field(name)
+        related_model = field.related_model
+        wanted = {getattr(obj, field.attname) for obj in objects if not field.is_cached(obj)}
+        found = {obj.pk: obj for obj in fetch(related_model, wanted - {None}, using)}
+        for obj in objects:
+            if not field.is_cached(obj) and getattr(obj, field.attname) in found:
+                field.set_cached_value(obj, found[getattr(obj, field.attname)])
+        related = [getattr(obj, name) for obj in objects]
+        inner = set(KEY_PATHS.get(related_model.__name__, ()))
+        if inner:
+            prime(related_model, related, inner, using)
+
+
+def history_rows(model, objects, action, using, when):
+    """The history records of a write of ``objects``, unsaved."""
+    history_model = model.history.model
+    fields = history_model.tracked_fields
+    rows = []
+    for obj, (key, refs) in zip(objects, describe(model, objects, using), strict=True):
+        user, reason = actor(obj)
+        rows.append(
+            history_model(
+                history_date=when,
+                history_type=action,
+                history_user=user,
+                history_change_reason=reason,
+                history_key=key,
+                history_refs=refs,
+                **{field.attname: getattr(obj, field.attname) for field in fields},
+            )
+        )
+    return rows
+
+
+def record(model, objects, action, *, using="default", before=None, rows=None, when=None):
+    """
+    After ``objects`` (of ``model``) were created, updated or deleted (``action``): their
+    history, the stamps of what shows them, and a new revision once the transaction commits.
+    """
+    objects = list(objects)
+    if not objects:
+        return
+    when = when or timezone.now()
+    rows = rows if rows is not None else history_rows(model, objects, action, using, when)
+    model.history.model.objects.using(using).bulk_create(rows, batch_size=BATCH)
+    touch(model, objects, action, before or {}, when, using)
+    revision.catalog_changed(using)
+
+
+def touch(model, objects, action, before, when, using):
+    """Stamp the rows whose API items show ``objects``: what ``updated_since`` reads."""
+
+    def moved(names):
+        """The objects of an update in which one of ``names`` changed."""
+        if action != UPDATED:
+            return []
+        return [
+            obj
+            for obj in objects
+            if any(
+                before.get(obj.pk, {}).get(name, getattr(obj, name)) != getattr(obj, name)
+                for name in names
+            )
+        ]
+
+    def values(attname, changed=objects):
+        """The values of ``attname`` in ``changed``, now and before the write."""
+        now = {getattr(obj, attname) for obj in changed}
+        return (now | {before.get(obj.pk, {}).get(attname) for obj in changed}) - {None}
+
+    def stamp_rows(model_name, lookup, ids, **also):
+        manager = apps.get_model("releases", model_name)._base_manager.using(using)
+        for batch in batches(ids):
+            manager.filter(**{lookup: batch}).update(updated_at=when, **also)
+
+    name = model.__name__
+    if name == "Link":
+        stamp_rows("Feature", "pk__in", values("feature_id"))
+        stamp_rows("Release", "features__in", values("feature_id"))
+    elif name == "Feature":
+        stamp_rows("Release", "pk__in", values("release_id"))
+        stamp_rows("Track", "pk__in", values("track_id"))
+        stamp_rows("Link", "feature__in", values("id", moved(["slug", "release_id"])))
+    elif name == "Release":
+        for release in moved(["version"]):
+            key = release.version_key
+            stamp_rows("Feature", "release__in", [release.pk], release_version_key=key)
+            stamp_rows("Link", "feature__release__in", [release.pk])
+    elif name == "AreaAlias":
+        stamp_rows("Area", "pk__in", values("area_id"))
+    elif name in ("Area", "Track"):
+        shown = moved(["name", "slug"] if name == "Area" else ["slug"])
+        field = name.lower()
+        stamp_rows("Feature", f"{field}__in", values("id", shown))
+        stamp_rows("Release", f"features__{field}__in", values("id", shown))

@@ -1,0 +1,292 @@
+"""
+Read rules of the catalog: QuerySets and the managers built from them.
+
+Every QuerySet here is a ``CatalogQuerySet``, whose bulk writes (``update``, ``delete``,
+``bulk_create``, ``bulk_update``) go through the same write path as ``Model.save()``
+(``releases.changes``), so that no write escapes the history, ``updated_at`` or the revision.
+"""
+
+from django.apps import apps
+from django.db import models
+from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, Subquery
+
+from . import changes, versions
+
+
+def model(name):
+    return apps.get_model("releases", name)
+
+
+def version_bound(version, lookup, field="version_key"):
+    """A Q object: ``field`` (a version key) is at least ("gte") or at most ("lte") ``version``."""
+    return Q(**{f"{field}__{lookup}": versions.Version.parse(version).key})
+
+
+class CatalogQuerySet(models.QuerySet):
+    """Bulk writes that are stamped, recorded and published like ``save()`` and ``delete()``."""
+
+    def update(self, **kwargs):
+        return changes.update(self, kwargs, super().update)
+
+    update.alters_data = True
+
+    def delete(self):
+        return changes.delete(self, using=self.db)
+
+    delete.alters_data = True
+    delete.queryset_only = True
+
+    def bulk_create(self, objs, *args, **kwargs):
+        objs = list(objs)
+        for obj in objs:
+            obj.prepare_save()
+        changes.stamp(objs)
+        created = super().bulk_create(objs, *args, **kwargs)
+        changes.record(self.model, created, changes.CREATED, using=self.db)
+        return created
+
+    bulk_create.alters_data = True
+
+    def bulk_update(self, objs, fields, *args, **kwargs):
+        return changes.bulk_update(self, list(objs), fields, super().bulk_update, *args, **kwargs)
+
+    bulk_update.alters_data = True
+
+    def untracked_update(self, **kwargs):
+        """
+        Write derived columns and stamps only (``updated_at``, copied version keys): what the
+        write path itself uses to touch the rows that show a change. Records nothing.
+        """
+        return super().update(**kwargs)
+
+
+class ReleaseQuerySet(CatalogQuerySet):
+    def published(self):
+        """Releases the public may see."""
+        return self.filter(is_published=True)
+
+    def newest_first(self):
+        return self.order_by("-version_key")
+
+    def version_at_least(self, version):
+        return self.filter(version_bound(version, "gte"))
+
+    def version_at_most(self, version):
+        return self.filter(version_bound(version, "lte"))
+
+    def of_version(self, version):
+        """The release of ``version`` under any spelling ("1.9" finds "1.9.0")."""
+        return self.filter(version_key=versions.Version.parse(version).key)
+
+    def with_feature_count(self):
+        """Annotate ``feature_count``: the features the public sees."""
+        return self.annotate(
+            feature_count=Count("features", filter=Q(features__needs_approval=False))
+        )
+
+    def for_api(self):
+        """Published releases, newest first, with their feature counts: one query."""
+        return self.published().with_feature_count().newest_first()
+
+    def for_api_detail(self):
+        """As ``for_api``, with every public feature and its links prefetched (three queries)."""
+        return self.for_api().prefetch_related(
+            Prefetch("features", queryset=model("Feature").objects.public().for_release_page())
+        )
+
+
+class ReleaseManager(models.Manager.from_queryset(ReleaseQuerySet)):
+    def get_by_natural_key(self, version):
+        return self.get(version=version)
+
+
+class AreaQuerySet(CatalogQuerySet):
+    def with_feature_count(self, published_only=True):
+        """Annotate ``feature_count``: public features unless told otherwise."""
+        condition = (
+            Q(features__release__is_published=True, features__needs_approval=False)
+            if published_only
+            else Q()
+        )
+        return self.annotate(feature_count=Count("features", filter=condition))
+
+    def for_api(self):
+        return self.with_feature_count().order_by("name")
+
+
+class AreaManager(models.Manager.from_queryset(AreaQuerySet)):
+    def get_by_natural_key(self, slug):
+        return self.get(slug=slug)
+
+
+class AreaAliasManager(models.Manager.from_queryset(CatalogQuerySet)):
+    def get_by_natural_key(self, name):
+        return self.get(name=name)
+
+
+class TrackQuerySet(CatalogQuerySet):
+    def with_stage(self, as_of=None):
+        """
+        Annotate each track's ``stage``, ``first_release`` and ``latest_release`` from its
+        published appearances at or before ``as_of`` (all of them when None); tracks with no
+        such appearance are left out. The stage as of a version is the stability of the
+        track's latest appearance at or before it.
+        """
+        appearances = model("Feature").objects.published().filter(track=OuterRef("pk"))
+        if as_of is not None:
+            appearances = appearances.version_at_most(as_of)
+        latest = appearances.newest_first()
+        first = appearances.oldest_first()
+        return self.annotate(
+            stage=Subquery(latest.values("stability")[:1]),
+            latest_release=Subquery(latest.values("release__version")[:1]),
+            first_release=Subquery(first.values("release__version")[:1]),
+        ).filter(latest_release__isnull=False)
+
+    def promoted_in(self, version):
+        """Tracks whose stage rose in the release ``version``."""
+        promoted = (
+            model("Feature").objects.promoted().of_release(version).filter(track=OuterRef("pk"))
+        )
+        return self.filter(Exists(promoted))
+
+    def for_api(self, as_of=None):
+        """Published tracks with their stage and appearances (oldest first): two queries."""
+        appearances = model("Feature").objects.published().select_related("release")
+        appearances = appearances.oldest_first()
+        if as_of is not None:
+            appearances = appearances.version_at_most(as_of)
+        return (
+            self.with_stage(as_of)
+            .select_related("area")
+            .prefetch_related(Prefetch("features", queryset=appearances, to_attr="appearances"))
+            .order_by("name", "pk")
+        )
+
+    def orphaned(self):
+        """Tracks no feature belongs to any more (after a merge or a deletion)."""
+        return self.filter(~Exists(model("Feature").objects.filter(track=OuterRef("pk"))))
+
+
+class TrackManager(models.Manager.from_queryset(TrackQuerySet)):
+    def get_by_natural_key(self, slug):
+        return self.get(slug=slug)
+
+    def create_for(self, feature):
+        """A track of its own for ``feature``, named after it, with a slug no track has yet."""
+        base = feature.slug[:100]
+        slug = base
+        if self.filter(slug=slug).exists():
+            slug = f"{base}-{feature.release.version.replace('.', '-')}"
+        counter = 1
+        while self.filter(slug=slug).exists():
+            counter += 1
+            slug = f"{base}-{counter}"
+        return self.create(name=feature.title, slug=slug, area=feature.area)
+
+
+class FeatureQuerySet(CatalogQuerySet):
+    def public(self):
+        """Features an editor has not been asked to approve (whatever their release)."""
+        return self.filter(needs_approval=False)
+
+    def published(self):
+        """Features the public may see: approved, of a published release."""
+        return self.public().filter(release__is_published=True)
+
+    def awaiting_approval(self):
+        """Features a post added to a published release: the editors' to approve."""
+        return self.filter(needs_approval=True)
+
+    def newest_first(self):
+        return self.order_by("-release_version_key", "position")
+
+    def oldest_first(self):
+        return self.order_by("release_version_key", "position")
+
+    def of_release(self, version):
+        return self.filter(release_version_key=versions.Version.parse(version).key)
+
+    def with_previous_stability(self):
+        """
+        Annotate ``previous_stability`` and ``previous_stability_rank``: the stability of the
+        same track's latest published appearance in an earlier release.
+        """
+        previous = (
+            model("Feature")
+            .objects.published()
+            .filter(
+                release_version_key__lt=OuterRef("release_version_key"), track=OuterRef("track")
+            )
+            .newest_first()
+        )
+        return self.annotate(
+            previous_stability=Subquery(previous.values("stability")[:1]),
+            previous_stability_rank=Subquery(previous.values("stability_rank")[:1]),
+        )
+
+    def promoted(self, promoted=True):
+        """Features more stable than their track's previous appearance (or, False, the rest)."""
+        queryset = self.with_previous_stability()
+        rose = Q(stability_rank__gt=F("previous_stability_rank"))
+        if promoted:
+            return queryset.filter(rose)
+        return queryset.filter(
+            Q(stability_rank__isnull=True) | Q(previous_stability_rank__isnull=True) | ~rose
+        )
+
+    def version_at_least(self, version):
+        return self.filter(version_bound(version, "gte", field="release_version_key"))
+
+    def version_at_most(self, version):
+        return self.filter(version_bound(version, "lte", field="release_version_key"))
+
+    def with_missing_links(self, missing=True):
+        """Features that have (or, with ``missing=False``, lack) a link still to be filled in."""
+        has_missing = Exists(model("Link").objects.missing().filter(feature=OuterRef("pk")))
+        return self.filter(has_missing if missing else ~has_missing)
+
+    def for_release_page(self):
+        """A release's features in post order, with area and links: used inside a prefetch."""
+        links = model("Link").objects.order_by("position", "pk")
+        return (
+            self.select_related("release", "area", "track")
+            .prefetch_related(Prefetch("links", queryset=links))
+            .order_by("position", "pk")
+        )
+
+    def for_api(self):
+        """Published features, newest release first: what /api/features/ lists."""
+        return self.published().newest_first()
+
+
+class FeatureManager(models.Manager.from_queryset(FeatureQuerySet)):
+    def get_by_natural_key(self, version, slug):
+        return self.get(release__version=version, slug=slug)
+
+
+class LinkQuerySet(CatalogQuerySet):
+    def missing(self):
+        """Links the post promised but left empty: the editors' to-do list."""
+        return self.filter(url="")
+
+    def present(self):
+        return self.exclude(url="")
+
+    def published(self):
+        return self.filter(feature__release__is_published=True, feature__needs_approval=False)
+
+    def for_api(self):
+        """Published links, newest release first, in post order: one query."""
+        return (
+            self.published()
+            .select_related("feature__release")
+            .order_by("-feature__release_version_key", "feature__position", "position", "pk")
+        )
+
+
+class LinkManager(models.Manager.from_queryset(LinkQuerySet)):
+    def get_by_natural_key(self, version, feature_slug, label, url):
+        return self.get(
+            feature__release__version=version, feature__slug=feature_slug, label=label, url=url
+        )

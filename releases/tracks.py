@@ -1,0 +1,73 @@
+"""
+Operations on tracks: merging features into one, splitting them off, and comparing versions.
+
+Each write here goes through the QuerySets' write path, so merges and splits are stamped,
+recorded in the history (by whom, with what reason) and published like any other change.
+"""
+
+from django.db import transaction
+
+from . import versions
+from .models import STABILITY_RANKS, Feature, Track
+
+
+def merge(features, into):
+    """Move ``features`` into the track ``into``; delete the tracks they leave empty."""
+    features = list(features)
+    left = {feature.track_id for feature in features} - {into.pk}
+    with transaction.atomic():
+        Feature.objects.filter(pk__in=[feature.pk for feature in features]).update(track=into)
+        Track.objects.filter(pk__in=left).orphaned().delete()
+
+
+def split(features):
+    """Give each of ``features`` a track of its own; delete the tracks left empty."""
+    left = set()
+    with transaction.atomic():
+        for feature in features:
+            left.add(feature.track_id)
+            feature.track = Track.objects.create_for(feature)
+            feature.save(update_fields=["track"])
+        Track.objects.filter(pk__in=left).orphaned().delete()
+
+
+def emptied_by_merge(features, into):
+    """The tracks a merge of ``features`` into ``into`` would leave empty (and delete)."""
+    features = list(features)
+    left = {feature.track_id for feature in features} - {into.pk}
+    moving = {feature.pk for feature in features}
+    return [
+        track
+        for track in Track.objects.filter(pk__in=left).prefetch_related("features")
+        if all(feature.pk in moving for feature in track.features.all())
+    ]
+
+
+def compare(start, end):
+    """
+    What upgrading from version ``start`` to ``end`` brings, track by track: tracks first
+    seen after ``start`` (added), tracks whose stage rose or fell (with the stage before and
+    after, and the release of the last change), and how many stayed as they were.
+    Two queries, whatever the size of the catalog.
+    """
+    start_version = versions.Version.parse(start)
+    added, promoted, demoted, unchanged = [], [], [], 0
+    for track in Track.objects.for_api(as_of=end):
+        appearances = track.appearances
+        earlier = [a for a in appearances if a.release.parsed_version <= start_version]
+        if not earlier:
+            added.append({"track": track, "appearance": appearances[0]})
+            continue
+        before, after = earlier[-1], appearances[-1]
+        before_rank = STABILITY_RANKS.get(before.stability)
+        after_rank = STABILITY_RANKS.get(after.stability)
+        if before.stability == after.stability or None in (before_rank, after_rank):
+            unchanged += 1
+            continue
+        changed_in = before
+        for previous, current in zip(appearances, appearances[1:], strict=False):
+            if current.stability != previous.stability:
+                changed_in = current
+        change = {"track": track, "before": before, "after": after, "changed_in": changed_in}
+        (promoted if after_rank > before_rank else demoted).append(change)
+    return {"added": added, "promoted": promoted, "demoted": demoted, "unchanged": unchanged}
