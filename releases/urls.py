@@ -1,5 +1,5 @@
 from django.urls import path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView
 from rest_framework.routers import DefaultRouter
 
 from . import views
@@ -17,6 +17,6 @@ urlpatterns = [
     path("compare/", views.CompareView.as_view(), name="compare"),
     path("changes/", views.ChangeLogView.as_view(), name="changes"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="releases:schema"), name="docs"),
+    path("docs/", views.DocsView.as_view(url_name="releases:schema"), name="docs"),
     *router.urls,
 ]

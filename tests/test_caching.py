@@ -168,3 +168,43 @@ def test_last_modified_is_the_time_of_the_last_change(live_catalog):
     assert modified.replace(tzinfo=dt.UTC) >= before
     old = http_date((before - dt.timedelta(days=1)).timestamp())
     assert get(live_catalog, "/api/releases/", **{"If-Modified-Since": old}).status == 200
+
+
+def test_last_modified_moves_forward_with_every_revision(live_catalog):
+    seen = []
+    for summary in ("One.", "Two.", "Three."):  # three revisions well inside one second
+        Release.objects.filter(version="1.9").update(summary=summary)
+        response = get(live_catalog, "/api/releases/")
+        seen.append(response.headers["Last-Modified"])
+        if len(seen) > 1:
+            stale = get(live_catalog, "/api/releases/", **{"If-Modified-Since": seen[-2]})
+            assert stale.status == 200, "a client holding the previous revision got a 304"
+    assert len(set(seen)) == 3
+
+
+# --- every answer carries the same headers ---------------------------------------------------
+
+COMPARED = [
+    "X-Frame-Options",
+    "X-Content-Type-Options",
+    "Referrer-Policy",
+    "Cross-Origin-Opener-Policy",
+    "Vary",
+    "Allow",
+]
+
+
+@pytest.mark.parametrize("path", ["/api/docs/", "/api/features/?release=1.8", "/feeds/releases/"])
+def test_hits_304s_and_429s_carry_the_headers_of_a_fresh_page(client, catalog, settings, path):
+    settings.API_ANON_RATE = "3/m"  # read when the test client builds its middleware
+    fresh = client.get(path)
+    hit = client.get(path)
+    not_modified = client.get(path, headers={"If-None-Match": fresh["ETag"]})
+    throttled = client.get(path)
+    assert (fresh["X-Cache"], hit["X-Cache"]) == ("miss", "hit")
+    assert (not_modified.status_code, throttled.status_code) == (304, 429)
+    expected = {name: fresh.get(name) for name in COMPARED}
+    assert expected["Allow"] == "GET, HEAD, OPTIONS" and expected["X-Frame-Options"] == "DENY"
+    for response in (hit, not_modified, throttled):
+        assert {name: response.get(name) for name in COMPARED} == expected, response.status_code
+    assert hit["Content-Type"] == fresh["Content-Type"]

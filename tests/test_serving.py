@@ -130,3 +130,93 @@ def test_no_state_on_local_disk_with_redis(prepared, redis_url, tmp_path):
         for _ in range(3):
             assert get(url, "/api/features/").status == 200
     assert not cache_dir.exists()
+
+
+# --- the file cache's folder -----------------------------------------------------------------
+
+
+def settings_load(env):
+    return serve.manage(env, "check", "--deploy", check=False)
+
+
+def test_the_file_cache_folder_is_created_private(prepared, tmp_path):
+    _, env = prepared
+    folder = tmp_path / "fresh-cache"
+    result = settings_load({**env, "DJANGO_CACHE_DIR": str(folder)})
+    assert result.returncode == 0, result.stderr
+    assert folder.is_dir() and folder.stat().st_mode & 0o777 == 0o700
+
+
+def test_a_cache_folder_others_may_write_is_refused(prepared, tmp_path):
+    _, env = prepared
+    folder = tmp_path / "planted"
+    folder.mkdir(mode=0o777)
+    folder.chmod(0o777)
+    result = settings_load({**env, "DJANGO_CACHE_DIR": str(folder)})
+    assert result.returncode != 0
+    assert f"The cache folder {folder}" in result.stderr and "refuses" in result.stderr
+
+
+def test_a_cache_folder_another_user_owns_is_refused(prepared, tmp_path):
+    import os
+
+    if os.getuid() != 0:
+        pytest.skip("only root can give a folder to another user")
+    _, env = prepared
+    folder = tmp_path / "someone-elses"
+    folder.mkdir(mode=0o700)
+    os.chown(folder, 65534, 65534)
+    result = settings_load({**env, "DJANGO_CACHE_DIR": str(folder)})
+    assert result.returncode != 0 and "belongs to another user" in result.stderr
+
+
+# --- readers never fail during writes --------------------------------------------------------
+
+
+def large_post(features):
+    """A release post of our own making, as long as a large real one."""
+    sections = [
+        f"## [Beta] Synthetic capability {n}\n\nDoes thing {n}. "
+        f"[Documentation](https://example.org/docs/{n}) and [RFC](https://example.org/rfc/{n})\n"
+        for n in range(features)
+    ]
+    head = "---\ntitle: 'PyTorch 7.5 with many small things'\ndate: 2031-01-01\n---\n\n"
+    return head + "# Frontend APIs\n\n" + "\n".join(sections)
+
+
+def test_readers_never_fail_while_a_large_import_writes(prepared, tmp_path):
+    import threading
+
+    workdir, env = prepared
+    post = tmp_path / "large.md"
+    post.write_text(large_post(3000), encoding="utf-8")
+    database = tmp_path / "catalog.sqlite3"
+    shutil.copy(workdir / "catalog.sqlite3", database)
+    env = {
+        **env,
+        "DATABASE_URL": f"sqlite:///{database}",
+        "API_PAGE_CACHE_SECONDS": "0",
+        "API_ANON_RATE": "",
+    }
+    statuses, done = [], threading.Event()
+
+    def read(url):
+        paths = ["/api/features/?page_size=100", "/api/releases/", "/api/links/?is_missing=true"]
+        n = 0
+        while not done.is_set():
+            statuses.append(get(url, paths[n % len(paths)]).status)
+            n += 1
+
+    with serve.running(env, workers=2) as url:
+        readers = [threading.Thread(target=read, args=(url,)) for _ in range(3)]
+        for reader in readers:
+            reader.start()
+        try:
+            result = serve.manage(env, "import_post", str(post), "--publish", check=False)
+        finally:
+            done.set()
+            for reader in readers:
+                reader.join()
+    assert result.returncode == 0, result.stderr
+    assert "Features: 3000 created" in result.stdout
+    assert len(statuses) > 20 and set(statuses) == {200}, sorted(set(statuses))

@@ -94,7 +94,7 @@ class Command(BaseCommand):
         with changes.acting_as(reason), transaction.atomic():
             if reset:
                 self.clear()
-            fresh = not Release.objects.exists() and not Release.history.exists()
+            fresh = reset or not (Release.objects.exists() or Release.history.exists())
             loaded = self.load_all(files) if fresh else self.load_new(files)
         if loaded:
             self.stdout.write(f"Loaded {loaded} object(s) from {settings.BASE_DIR / 'fixtures'}.")
