@@ -31,39 +31,6 @@ TYPES = {
 }
 ACTIONS = {CREATED: "created", UPDATED: "updated", DELETED: "deleted"}
 
-# What a change-log entry carries of each type: the fields fixtures carry, with references
-# as natural keys (from the record's history_refs).
-PAYLOAD_FIELDS = {
-    "area": ["name", "slug", "description", "needs_review"],
-    "alias": ["name", "area"],
-    "track": ["name", "slug", "area", "description"],
-    "release": [
-        "version",
-        "title",
-        "release_date",
-        "announcement_url",
-        "release_notes_url",
-        "summary",
-        "highlights",
-        "commit_count",
-        "contributor_count",
-        "is_published",
-    ],
-    "feature": [
-        "release",
-        "title",
-        "slug",
-        "stability",
-        "area",
-        "summary",
-        "position",
-        "track",
-        "needs_approval",
-    ],
-    "link": ["feature", "kind", "label", "url", "position"],
-}
-
-
 # --- compare and recover ---------------------------------------------------------------------
 
 
@@ -231,8 +198,9 @@ def entry_of(name, record):
 
 
 def payload(name, record):
+    """The object as a record holds it: what fixtures carry, references as natural keys."""
     values = {}
-    for field_name in PAYLOAD_FIELDS[name]:
+    for field_name in TYPES[name].carried_fields():
         if field_name in record.history_refs:
             values[field_name] = record.history_refs[field_name]
         else:

@@ -112,6 +112,19 @@ class Timestamped(models.Model):
     delete.alters_data = True
 
     @classmethod
+    def carried_fields(cls):
+        """
+        What a copy of the catalog carries of this model — a fixture, a mirror: every field
+        but the primary key, the timestamps and what is derived from other fields.
+        """
+        return [
+            field.name
+            for field in cls._meta.concrete_fields
+            if not (field.primary_key or field.generated)
+            and field.name not in {"created_at", "updated_at", *cls.derived_fields}
+        ]
+
+    @classmethod
     def from_db(cls, db, field_names, values):
         instance = super().from_db(db, field_names, values)
         changes.remember_loaded(instance)  # what a save compares with, to write only changes

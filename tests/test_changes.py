@@ -337,7 +337,7 @@ def catalog_state():
     for kind, model in MIRRORED.items():
         for obj in model.objects.all():
             payload = {}
-            for name in history.PAYLOAD_FIELDS[kind]:
+            for name in model.carried_fields():
                 value = getattr(obj, name)
                 payload[name] = (
                     list(value.natural_key()) if hasattr(value, "natural_key") else value

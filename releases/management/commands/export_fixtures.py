@@ -5,30 +5,19 @@ release.
     python manage.py export_fixtures [--dir fixtures] [VERSION ...]
 
 Natural keys throughout and no primary keys, so the files load into any database and
-re-loading them updates rather than duplicates. Timestamps are left out: they describe a
-database, not the catalog.
+re-loading them never duplicates. Only what a copy of the catalog carries is written
+(``carried_fields``): timestamps describe a database, derived fields follow from others.
 """
 
 import json
 from pathlib import Path
 
+from django.apps import apps
 from django.conf import settings
 from django.core import serializers
 from django.core.management.base import BaseCommand, CommandError
 
 from releases.models import Area, AreaAlias, Feature, Link, Release, Track
-
-# Timestamps describe a database, not the catalog; generated and derived columns are the
-# database's and the models' to fill.
-SKIPPED_FIELDS = {"created_at", "updated_at"}
-
-
-def derived_fields(model_label):
-    from django.apps import apps
-
-    model = apps.get_model(model_label)
-    generated = {field.name for field in model._meta.concrete_fields if field.generated}
-    return generated | set(model.derived_fields)
 
 
 def serialize(objects):
@@ -39,8 +28,8 @@ def serialize(objects):
     )
     for item in data:
         item.pop("pk", None)
-        for name in SKIPPED_FIELDS | derived_fields(item["model"]):
-            item["fields"].pop(name, None)
+        carried = apps.get_model(item["model"]).carried_fields()
+        item["fields"] = {name: value for name, value in item["fields"].items() if name in carried}
     return data
 
 
