@@ -8,7 +8,8 @@ with their links. Bulk actions, merges and splits are recorded under the editor'
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models
 from django.db.models import Count, Q
 from django.http import Http404, HttpResponseRedirect
@@ -128,6 +129,23 @@ class CatalogAdmin(SimpleHistoryAdmin):
         )
         return [compare, *super().get_urls()]
 
+    def checked_id(self, object_id):
+        """The primary key an admin URL names, or a 404 (never a 500) for one it cannot be."""
+        try:
+            return self.opts.pk.to_python(unquote(object_id))
+        except (ValidationError, ValueError):
+            raise Http404(f"No {self.opts.verbose_name} with the id {object_id!r}.") from None
+
+    def history_view(self, request, object_id, extra_context=None):
+        self.checked_id(object_id)
+        return super().history_view(request, object_id, extra_context)
+
+    def history_form_view(self, request, object_id, version_id, extra_context=None):
+        self.checked_id(object_id)
+        if not version_id.isascii() or not version_id.isdigit():
+            raise Http404(f"No version {version_id!r}.")
+        return super().history_form_view(request, object_id, version_id, extra_context)
+
     @admin.display(description="compare")
     def compare(self, record):
         url = reverse(
@@ -137,6 +155,7 @@ class CatalogAdmin(SimpleHistoryAdmin):
 
     def compare_view(self, request, object_id):
         """Two versions of one object side by side, the fields that differ marked."""
+        object_id = self.checked_id(object_id)
         records = list(self.model.history.filter(id=object_id).order_by("-history_date", "-pk"))
         if not records:
             raise Http404
@@ -144,8 +163,11 @@ class CatalogAdmin(SimpleHistoryAdmin):
         if not self.has_view_history_or_change_history_permission(request, obj):
             raise PermissionDenied
         by_id = {str(record.history_id): record for record in records}
-        older = by_id.get(request.GET.get("a", ""), records[-1])
+        older = by_id.get(request.GET.get("a", ""), records[min(1, len(records) - 1)])
         newer = by_id.get(request.GET.get("b", ""), records[0])
+        if older == newer and "b" not in request.GET and len(records) > 1:
+            # "compare…" on the newest version: with the one before it.
+            older = records[min(records.index(newer) + 1, len(records) - 1)]
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,

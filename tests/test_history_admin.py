@@ -179,3 +179,18 @@ def test_logins_lock_after_five_failures_and_an_administrator_can_unlock(client,
         login, {"username": "eddie", "password": "a long and unguessable passphrase"}
     )
     assert unlocked.status_code == 302
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/admin/releases/feature/65/change/history/",
+        "/admin/releases/feature/abc/history/",
+        "/admin/releases/feature/abc/history/1/",
+        "/admin/releases/feature/1/history/x%00/",
+        "/admin/releases/feature/abc/history/compare/",
+        "/admin/releases/feature/999999/history/compare/",
+    ],
+)
+def test_history_urls_that_name_nothing_are_404s(editor_client, path):
+    assert editor_client.get(path).status_code == 404
