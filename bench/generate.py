@@ -38,7 +38,6 @@ def generate(feature_count, release_count, links_per_feature, seed=0):
     from django.db import transaction
 
     from releases.models import Area, Feature, Link, LinkKind, Release, Stability, Track
-    from releases.versions import Version
 
     rng = random.Random(seed)
     started = time.perf_counter()
@@ -49,21 +48,20 @@ def generate(feature_count, release_count, links_per_feature, seed=0):
         areas = Area.objects.bulk_create(
             Area(name=f"Synthetic area {n}", slug=f"synthetic-{n}") for n in range(12)
         )
-        releases = []
-        for index in range(release_count):
-            version = Version.parse(release_version(index))
-            releases.append(
+        # bulk_create derives version keys and records history, as every write path does.
+        releases = Release.objects.bulk_create(
+            (
                 Release(
                     version=release_version(index),
                     title=f"PyTorch {release_version(index)}",
                     release_date=dt.date(2020, 1, 1) + dt.timedelta(days=7 * index),
                     summary="A synthetic release for the benchmark.",
                     is_published=True,
-                    version_key=version.key,
-                    **version.as_dict(),
                 )
-            )
-        releases = Release.objects.bulk_create(releases, batch_size=500)
+                for index in range(release_count)
+            ),
+            batch_size=500,
+        )
         # A track per capability; each appears in four consecutive releases.
         track_count = max(1, feature_count // 4)
         tracks = Track.objects.bulk_create(
@@ -83,7 +81,6 @@ def generate(feature_count, release_count, links_per_feature, seed=0):
             features.append(
                 Feature(
                     release=release,
-                    release_version_key=release.version_key,
                     title=f"Synthetic feature {number}",
                     slug=f"synthetic-feature-{number}",
                     stability=stages[min(max(appearance, 0), 3)] if rng.random() > 0.05 else "",
