@@ -69,6 +69,8 @@ def validate_version(value):
 
 
 NEWEST_FIRST = ("-version_key",)
+# Positions are small integers on every database: PostgreSQL's smallint, checked on SQLite too.
+MAX_POSITION = 32767
 FEATURES_NEWEST_FIRST = ("-release_version_key", "position")
 
 
@@ -371,6 +373,9 @@ class Feature(Timestamped):
             models.CheckConstraint(
                 condition=Q(stability__in=[*Stability.values, ""]), name="feature_stability_valid"
             ),
+            models.CheckConstraint(
+                condition=Q(position__lte=MAX_POSITION), name="feature_position_in_range"
+            ),
         ]
         # Lists run newest release first, then in post order: each filter has an index that
         # also yields that order, so a page reads only its own rows.
@@ -441,6 +446,9 @@ class Link(Timestamped):
                 violation_error_message="This feature already links to that URL.",
             ),
             models.CheckConstraint(condition=Q(kind__in=LinkKind.values), name="link_kind_valid"),
+            models.CheckConstraint(
+                condition=Q(position__lte=MAX_POSITION), name="link_position_in_range"
+            ),
         ]
         indexes = [
             models.Index(fields=["feature", "position"], name="link_feature_position_idx"),

@@ -138,15 +138,107 @@ def test_version_option_overrides_the_title(areas, write_post):
 
 
 def test_an_error_midway_writes_nothing_and_names_the_line(areas, write_post):
-    long_url = "https://example.org/" + "x" * 600
-    bad = POST + f"\n## [Beta] Broken link\n\nSee [docs]({long_url}).\n"
+    bad = POST + "\n## [Beta] Broken\n\nSee [docs](https://-no-such-host-/docs).\n"
     path = write_post(bad)
     with pytest.raises(CommandError) as error:
         run(path)
-    line = bad.splitlines().index(f"See [docs]({long_url}).") + 1
+    line = bad.splitlines().index("See [docs](https://-no-such-host-/docs).") + 1
     assert str(error.value).startswith(f"{path}:{line}: cannot store link")
     assert snapshot() == ([], [], [], snapshot()[3])
     assert not Area.objects.filter(slug="quantum-computing").exists()
+
+
+@pytest.mark.parametrize(
+    ("href", "says"),
+    [
+        ("https://example.org/" + "x" * 600, "its URL is 620 characters long; at most 500"),
+        ("javascript:alert(1)", "its URL's scheme 'javascript:' is not http or https"),
+        ("data:text/html,hello", "its URL's scheme 'data:' is not http or https"),
+        ("file:///etc/passwd", "its URL's scheme 'file:' is not http or https"),
+    ],
+)
+def test_a_link_the_catalog_cannot_keep_is_named_and_the_rest_imports(
+    areas, write_post, href, says
+):
+    post = POST + f"\n## [Beta] Odd link\n\nSee [the docs]({href}).\n"
+    output = run(write_post(post))
+    line = post.splitlines().index(f"See [the docs]({href}).") + 1
+    assert f"! line {line}: odd-link: 'the docs': {says}" in output
+    odd = Feature.objects.get(slug="odd-link")
+    assert not odd.links.exists() and Feature.objects.count() == 4
+
+
+@pytest.mark.parametrize(
+    ("front_matter_date", "says"),
+    [
+        ("2030-02-30", "'date: 2030-02-30' is not a date"),
+        ("not-a-date", "'date: not-a-date' is not a date"),
+        ("2030-13-01 10:00:00", "'date: 2030-13-01 10:00:00' is not a date"),
+    ],
+)
+def test_a_bad_front_matter_date_names_file_and_line(areas, write_post, front_matter_date, says):
+    path = write_post(POST.replace("date: 2030-02-03", f"date: {front_matter_date}"))
+    with pytest.raises(CommandError, match=rf"^{path}:3: {says}"):
+        run(path)
+    assert not Release.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "front_matter_date", "expected"),
+    [
+        ("2020-1-15-pytorch-4-2.md", "", "2020-01-15"),
+        ("2022-3-10-pytorch-4-2.md", "", "2022-03-10"),
+        ("post.md", "2031-05-06 09:30:00 -0700", "2031-05-06"),
+        ("post.md", "2031-05-06T09:30:00Z", "2031-05-06"),
+    ],
+)
+def test_dates_as_jekyll_reads_them(areas, write_post, name, front_matter_date, expected):
+    text = POST.replace(
+        "date: 2030-02-03", f"date: {front_matter_date}" if front_matter_date else ""
+    )
+    run(write_post(text, name=name), "--publish")
+    assert Release.objects.get(version="4.2").release_date.isoformat() == expected
+
+
+def test_what_is_not_a_post_file_is_refused_before_reading(areas, tmp_path):
+    with pytest.raises(CommandError, match="not a regular file"):
+        run("/dev/zero")
+    big = tmp_path / "big.md"
+    with open(big, "wb") as handle:
+        handle.write(POST.encode())
+        handle.write(b"x" * (2 * 1024 * 1024))
+    with pytest.raises(CommandError, match=r"big.md: the file is larger than 2 MiB"):
+        run(big)
+
+
+def test_a_bad_date_option_is_a_usage_error_without_a_traceback(tmp_path):
+    result = subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "import_post",
+            str(tmp_path / "x.md"),
+            "--date",
+            "2030-13-45",
+        ],
+        cwd=settings.BASE_DIR,
+        env={**os.environ, "DJANGO_DEBUG": "1"},
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "argument --date: '2030-13-45' is not a date in YYYY-MM-DD form" in result.stderr
+
+
+@pytest.mark.django_db(transaction=True)
+def test_positions_out_of_range_are_refused_by_every_database(areas):
+    from django.db import IntegrityError
+
+    from tests.factories import FeatureFactory
+
+    with pytest.raises(IntegrityError):
+        FeatureFactory(position=32768)
 
 
 @pytest.mark.parametrize(

@@ -401,7 +401,7 @@ def test_bad_files_fail_with_a_line(tmp_path, content, line, says):
 def test_an_unreadable_path_fails_clearly(tmp_path):
     with pytest.raises(PostError, match="cannot read"):
         parse_file(tmp_path / "absent.md")
-    with pytest.raises(PostError, match="cannot read"):
+    with pytest.raises(PostError, match="not a regular file"):
         parse_file(tmp_path)
 
 

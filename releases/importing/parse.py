@@ -27,7 +27,9 @@ Every hyperlink in a feature's section is one of its links; placeholders such as
 
 import datetime as dt
 import html.parser
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from urllib.parse import urljoin, urlsplit
 
@@ -63,7 +65,18 @@ LIBRARY_RELEASE_RE = re.compile(r"^(?P<name>[A-Za-z][\w\-]*)\s+v?\d+(\.\d+)+$")
 TITLE_VERSION_RE = re.compile(
     r"\bPyTorch\s+v?(\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc)\d+)?)(?![\w.])", re.I
 )
-FILENAME_DATE_RE = re.compile(r"(\d{4})-(\d{2})-(\d{2})-")
+# Jekyll's post names: YYYY-M-D-slug.md, with or without zero padding.
+FILENAME_DATE_RE = re.compile(r"(?:^|/)([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})-[^/]*$")
+# Front-matter dates as Jekyll takes them: a day, optionally a time and a zone.
+DATE_RE = re.compile(
+    r"^(?P<year>[0-9]{4})-(?P<month>[0-9]{1,2})-(?P<day>[0-9]{1,2})"
+    r"(?:[T ]+(?P<time>[0-9]{1,2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?)"
+    r"\s*(?P<zone>Z|[+-][0-9]{2}:?[0-9]{2})?)?$"
+)
+# What the catalog stores: posts larger than this are refused before they are read whole.
+MAX_POST_BYTES = 2 * 1024 * 1024
+MAX_URL_LENGTH = 500  # Link.url's max_length
+SAFE_SCHEMES = {"http", "https"}
 # "Documentation | Link **Missing Link**", "Design doc (Link **Missing link**)": the label is the
 # run of words before the placeholder, which stops at sentence punctuation.
 MISSING_LINK_RE = re.compile(
@@ -142,6 +155,8 @@ class ParsedFeature:
     position: int
     line: int
     links: list[ParsedLink] = field(default_factory=list)
+    # Links the catalog will not store, each with why: (line, label, reason).
+    left_out: list[tuple[int, str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -173,6 +188,16 @@ def decode(data):
         raise PostError(f"not UTF-8 text ({error.reason} at byte {error.start})", line) from None
 
 
+class FrontMatterLoader(yaml.SafeLoader):
+    """YAML's safe loader, leaving dates as text: parse_date reads them as Jekyll does, and a
+    date that is no date ("2030-02-30") becomes an error naming its line, not a crash."""
+
+    yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if not tag.endswith(":timestamp")]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+
+
 def split_front_matter(text):
     """Return (front matter dict, body, number of the body's first line)."""
     lines = text.splitlines(keepends=True)
@@ -184,7 +209,7 @@ def split_front_matter(text):
     else:
         raise PostError("the front matter opened on line 1 is never closed with '---'", 1)
     try:
-        meta = yaml.safe_load("".join(lines[1:index])) or {}
+        meta = yaml.load("".join(lines[1:index]), Loader=FrontMatterLoader) or {}
     except yaml.YAMLError as error:
         # Where the broken construct began, else where the parser gave up.
         mark = getattr(error, "context_mark", None) or getattr(error, "problem_mark", None)
@@ -336,6 +361,9 @@ def is_bold_only(children):
 def to_blocks(body, first_line):
     """Flatten markdown-it's token stream into headings and blocks, with list membership."""
     md = MarkdownIt("commonmark", {"html": True}).enable("table")
+    # markdown-it would silently drop javascript: and data: links; link_problem names them in
+    # the report instead, and they are never stored.
+    md.validateLink = lambda url: True
     tokens = md.parse(body)
     items = []
     list_depth = 0
@@ -461,11 +489,27 @@ class _AnchorCollector(html.parser.HTMLParser):
 
 
 def resolve_url(href, base_url):
+    """An absolute URL for a link's href; "" for an anchor in the page itself."""
     href = (href or "").strip().replace("{{ site.url }}", base_url.rstrip("/"))
     href = href.replace("{{site.url}}", base_url.rstrip("/"))
-    if not href or href.startswith("#") or href.lower().startswith(("javascript:", "mailto:")):
+    if not href or href.startswith("#"):
         return ""
+    scheme = re.match(r"^([A-Za-z][A-Za-z0-9+.\-]*):", href)
+    if scheme and scheme[1].lower() not in SAFE_SCHEMES:
+        return href  # kept as it is, for link_problem to name
     return urljoin(base_url, href)
+
+
+def link_problem(link):
+    """Why the catalog will not store a link's URL, or None."""
+    if not link.url:
+        return None
+    scheme = urlsplit(link.url).scheme.lower()
+    if scheme not in SAFE_SCHEMES:
+        return f"its URL's scheme '{scheme}:' is not http or https"
+    if len(link.url) > MAX_URL_LENGTH:
+        return f"its URL is {len(link.url)} characters long; at most {MAX_URL_LENGTH} are kept"
+    return None
 
 
 def describe_link(href_text, prefix, context, url):
@@ -687,6 +731,13 @@ class _Collector:
         self.skipped = []
 
     def add(self, title, stability, area, blocks, line):
+        links, left_out = [], []
+        for link in links_of(blocks, self.base_url):
+            problem = link_problem(link)
+            if problem is None:
+                links.append(link)
+            else:
+                left_out.append((link.line, link.label, problem))
         self.features.append(
             ParsedFeature(
                 title=title,
@@ -695,7 +746,8 @@ class _Collector:
                 area=area,
                 position=len(self.features) + 1,
                 line=line,
-                links=links_of(blocks, self.base_url),
+                links=links,
+                left_out=left_out,
             )
         )
 
@@ -805,23 +857,39 @@ def preamble_facts(blocks, base_url):
     }
 
 
-def release_date_from(meta, filename):
-    value = meta.get("date")
-    if isinstance(value, dt.datetime):
-        return value.date()
-    if isinstance(value, dt.date):
-        return value
-    if isinstance(value, str):
-        try:
-            return dt.date.fromisoformat(value.strip()[:10])
-        except ValueError:
-            pass
-    match = FILENAME_DATE_RE.search(filename or "")
+def parse_date(value):
+    """A date from a front-matter value (a day, with a time and zone or not); else None."""
+    match = DATE_RE.match(str(value).strip())
+    if match is None:
+        return None
+    try:
+        return dt.date(int(match["year"]), int(match["month"]), int(match["day"]))
+    except ValueError:
+        return None
+
+
+def release_date_from(meta, filename, date_line):
+    """
+    The post's date: its front matter's ``date:``, else the date in its file name, as Jekyll
+    reads them. A date that is there but is not a date is an error, never silently dropped.
+    """
+    if meta.get("date") not in (None, ""):
+        date = parse_date(meta["date"])
+        if date is None:
+            raise PostError(
+                f"'date: {meta['date']}' is not a date: write YYYY-MM-DD, optionally with a "
+                "time and zone (2021-03-04 10:00:00 -0800)",
+                date_line,
+            )
+        return date
+    match = FILENAME_DATE_RE.search(str(filename or ""))
     if match:
         try:
             return dt.date(*(int(part) for part in match.groups()))
         except ValueError:
-            return None
+            raise PostError(
+                f"the file name's date {'-'.join(match.groups())} is not a date", 1
+            ) from None
     return None
 
 
@@ -859,7 +927,7 @@ def parse_post(text, filename="", version=None, base_url=DEFAULT_BASE_URL):
     return ParsedPost(
         title=title,
         version=version,
-        release_date=release_date_from(meta, filename),
+        release_date=release_date_from(meta, filename, key_line(text, "date")),
         highlights=facts["highlights"],
         release_notes_url=facts["release_notes_url"],
         announcement_url=resolve_url(permalink, base_url) if permalink else "",
@@ -870,13 +938,34 @@ def parse_post(text, filename="", version=None, base_url=DEFAULT_BASE_URL):
     )
 
 
+def key_line(text, key):
+    """The line of ``key:`` in the front matter (2, its first line, if not found)."""
+    for number, line in enumerate(text.splitlines()[1:], start=2):
+        if line.strip() in {"---", "..."}:
+            break
+        if line.split(":", 1)[0].strip() == key:
+            return number
+    return 2
+
+
 def parse_file(path, version=None, base_url=DEFAULT_BASE_URL):
-    """Read and parse a post file; PostError for unreadable, binary or malformed files."""
+    """
+    Read and parse a post file; PostError for what is not a regular file, is larger than
+    MAX_POST_BYTES (refused before it is read whole), or is unreadable, binary or malformed.
+    """
     try:
+        # Checked before opening: opening a pipe would wait for a writer.
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise PostError("not a regular file: give the path of a markdown post")
         with open(path, "rb") as handle:
-            data = handle.read()
+            data = handle.read(MAX_POST_BYTES + 1)
     except OSError as error:
         raise PostError(f"cannot read the file: {error.strerror}") from None
+    if len(data) > MAX_POST_BYTES:
+        raise PostError(
+            f"the file is larger than {MAX_POST_BYTES // (1024 * 1024)} MiB, the most a post "
+            "may be: is it really a release post?"
+        )
     if not data.strip():
         raise PostError("the file is empty", 1)
     return parse_post(decode(data), filename=str(path), version=version, base_url=base_url)

@@ -20,7 +20,7 @@ from django.db import transaction
 from django.db.models import Count, Max
 
 from .. import changes
-from ..models import Feature, Link, Release, Track
+from ..models import MAX_POSITION, Feature, Link, Release, Track
 from .areas import UNFILED_AREA, AreaResolver  # noqa: F401  (UNFILED_AREA: the importer's word)
 
 TRACKED_FIELDS = ("title", "stability", "area", "position")
@@ -61,6 +61,7 @@ class ImportReport:
     missing_links: int = 0
     new_areas: list = field(default_factory=list)
     release_changes: list = field(default_factory=list)
+    left_out: list = field(default_factory=list)
 
     @property
     def changed_anything(self):
@@ -99,6 +100,9 @@ class ImportReport:
                 f"{len(self.awaiting_approval)} new feature(s) await an editor's approval: the "
                 "release is already published, so they stay out of the public API until then"
             )
+        if self.left_out:
+            lines.append(f"Links left out ({len(self.left_out)}; the rest of the post imports):")
+            lines += [f"  ! {item}" for item in self.left_out]
         if self.new_areas:
             lines.append(f"New areas for editors to review: {', '.join(self.new_areas)}")
         if self.kept:
@@ -196,6 +200,12 @@ class Plan:
         report.published = release.is_published
         validate(release, 1)
 
+        if len(parsed.features) > MAX_POSITION:
+            raise ImportProblem(
+                f"the post announces {len(parsed.features)} features; a release holds at most "
+                f"{MAX_POSITION}",
+                parsed.features[MAX_POSITION].line,
+            )
         existing = {}
         if release.pk:
             features = release.features.select_related("area").prefetch_related("links")
@@ -285,6 +295,8 @@ class Plan:
 
     def plan_links(self, feature, parsed_feature, current_links):
         """Add the post's links the feature lacks; never alter or remove what is there."""
+        for line, label, reason in parsed_feature.left_out:
+            self.report.left_out.append(f"line {line}: {feature.slug}: '{label}': {reason}")
         by_url = {link.url: link for link in current_links if link.url}
         by_label = {link.label.lower(): link for link in current_links}
         position = max((link.position for link in current_links), default=0)

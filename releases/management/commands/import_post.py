@@ -7,6 +7,7 @@ Turn a release announcement into a draft release for editors.
 Atomic (an error writes nothing) and idempotent (a second import changes nothing).
 """
 
+import argparse
 import datetime as dt
 
 from django.core.management.base import BaseCommand, CommandError
@@ -16,10 +17,11 @@ from releases.importing.sync import ImportProblem, compare, find_release, import
 
 
 def iso_date(value):
+    """--date's type: argparse names the option and exits with a usage error, no traceback."""
     try:
         return dt.date.fromisoformat(value)
     except ValueError:
-        raise CommandError(f"--date: '{value}' is not a date in YYYY-MM-DD form") from None
+        raise argparse.ArgumentTypeError(f"'{value}' is not a date in YYYY-MM-DD form") from None
 
 
 class Command(BaseCommand):
