@@ -4,18 +4,21 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('releases', '0004_record_existing_objects'),
+        ("releases", "0004_record_existing_objects"),
     ]
 
     operations = [
         migrations.AddConstraint(
-            model_name='feature',
-            constraint=models.CheckConstraint(condition=models.Q(('position__lte', 32767)), name='feature_position_in_range'),
+            model_name="feature",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("position__lte", 32767)), name="feature_position_in_range"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='link',
-            constraint=models.CheckConstraint(condition=models.Q(('position__lte', 32767)), name='link_position_in_range'),
+            model_name="link",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("position__lte", 32767)), name="link_position_in_range"
+            ),
         ),
     ]
