@@ -267,6 +267,7 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": None,
     "DEFAULT_FILTER_BACKENDS": ["releases.filters.StrictFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "releases.pagination.StrictPageNumberPagination",
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "releases.params.StrictContentNegotiation",
     "PAGE_SIZE": 50,
     # JSON only in production; the browsable API is a development aid.
     "DEFAULT_RENDERER_CLASSES": [

@@ -3,6 +3,7 @@
 import datetime as dt
 
 from django.contrib.syndication.views import Feed
+from django.http import JsonResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
@@ -19,7 +20,17 @@ def stage_label(stability):
     return Stability(stability).label if stability else "no stability"
 
 
-class ReleaseFeed(Feed):
+class StrictFeed(Feed):
+    """A feed takes no query parameters: one given is a 400 naming it, as on the API."""
+
+    def __call__(self, request, *args, **kwargs):
+        if request.GET:
+            message = "Unknown query parameter: feeds take none."
+            return JsonResponse({name: [message] for name in request.GET}, status=400)
+        return super().__call__(request, *args, **kwargs)
+
+
+class ReleaseFeed(StrictFeed):
     feed_type = Atom1Feed
     title = "PyTorch releases"
     subtitle = "New PyTorch releases with their highlights, from the PyTorch Release Catalog."
@@ -50,7 +61,7 @@ class ReleaseFeed(Feed):
         return release.updated_at
 
 
-class TrackFeed(Feed):
+class TrackFeed(StrictFeed):
     """One entry per change of stage: first appearance, then every promotion or demotion."""
 
     feed_type = Atom1Feed

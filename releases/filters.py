@@ -6,6 +6,7 @@ names the parameter and says what is allowed; nothing is silently ignored.
 """
 
 import copy
+import datetime as dt
 
 import django_filters
 from django import forms
@@ -29,6 +30,7 @@ from .models import (
     Stability,
     Track,
 )
+from .params import ASCII_WHOLE_NUMBER, joined
 
 NO_STABILITY = "none"
 
@@ -45,6 +47,70 @@ class VersionField(forms.CharField):
             return versions.normalize(value)
         except versions.InvalidVersion as error:
             raise forms.ValidationError(str(error), code="invalid") from None
+
+
+class VersionListField(forms.CharField):
+    """One version or several, comma-separated (or the parameter repeated)."""
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        if not value:
+            return None
+        parts = [part.strip() for part in value.split(",")]
+        try:
+            return [versions.normalize(part) for part in parts]
+        except versions.InvalidVersion as error:
+            raise forms.ValidationError(
+                f"{error} Several: comma-separate them, or repeat the parameter.", code="invalid"
+            ) from None
+
+
+class BoundedDateTimeField(django_filters.fields.IsoDateTimeField):
+    """An ISO 8601 time that is a time in UTC too (0001-01-01T00:00+00:01 is not)."""
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        if value is not None:
+            try:
+                value.astimezone(dt.UTC)
+            except OverflowError:
+                raise forms.ValidationError(
+                    "Out of range: give a time between the years 1 and 9999 in UTC.",
+                    code="invalid",
+                ) from None
+        return value
+
+
+class SearchField(forms.CharField):
+    """Words to look for, within limits that keep every search cheap."""
+
+    MAX_LENGTH, MAX_WORDS = 200, 10
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        if value and len(value) > self.MAX_LENGTH:
+            raise forms.ValidationError(
+                f"At most {self.MAX_LENGTH} characters; got {len(value)}.", code="max_length"
+            )
+        if value and len(value.split()) > self.MAX_WORDS:
+            raise forms.ValidationError(
+                f"At most {self.MAX_WORDS} words; got {len(value.split())}.", code="max_words"
+            )
+        if value is not None and not value.strip():
+            raise forms.ValidationError("Give at least one word.", code="blank")
+        return value
+
+
+class TrackField(forms.CharField):
+    """A track's slug, refused unless a track has it (as an unknown area is)."""
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        if value and not Track.objects.filter(slug=value).exists():
+            raise forms.ValidationError(
+                f"Unknown track '{value}' (see /api/tracks/).", code="invalid_choice"
+            )
+        return value
 
 
 class ChoiceListField(forms.CharField):
@@ -106,6 +172,23 @@ class VersionFilter(django_filters.Filter):
         return qs.filter(version_bound(value, self.lookup, field=self.field_name))
 
 
+class TrackFilter(django_filters.CharFilter):
+    field_class = TrackField
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class VersionListFilter(django_filters.Filter):
+    """Items of these versions: ``release=1.8,1.9`` or ``release=1.8&release=1.9``."""
+
+    field_class = VersionListField
+
+    def filter(self, qs, value):
+        if not value:
+            return qs
+        keys = [versions.Version.parse(version).key for version in value]
+        return qs.filter(**{f"{self.field_name}__in": keys})
+
+
 @extend_schema_field(OpenApiTypes.STR)
 class ChoiceListFilter(django_filters.Filter):
     field_class = ChoiceListField
@@ -134,7 +217,7 @@ class SearchFilter(django_filters.Filter):
     the fields (stemmed, so "profiling" finds "profiler"), then the usual order.
     """
 
-    field_class = forms.CharField
+    field_class = SearchField
 
     def __init__(self, *args, search_fields, ranked=False, **kwargs):
         self.search_fields = search_fields
@@ -195,6 +278,11 @@ class VersionAwareOrderingFilter(django_filters.OrderingFilter):
     def filter(self, qs, value):
         if value in ([], (), {}, "", None):
             return qs
+        if any(not param.strip() for param in value):
+            allowed = ", ".join(choice for choice, _ in self.extra["choices"])
+            raise ValidationError(
+                {self.field_name: [f"An empty item in the list. Allowed: {allowed}."]}
+            )
         ordering = [field for param in value for field in self.get_ordering_value(param)]
         return qs.order_by(*ordering, "pk")
 
@@ -259,8 +347,12 @@ STABILITY_HELP = (
 )
 
 
+class BoundedDateTimeFilter(django_filters.IsoDateTimeFilter):
+    field_class = BoundedDateTimeField
+
+
 def updated_since_filter():
-    return django_filters.IsoDateTimeFilter(
+    return BoundedDateTimeFilter(
         field_name="updated_at",
         lookup_expr="gte",
         help_text="Only what changed at or after this ISO 8601 time (e.g. 2026-01-31T12:00:00Z), "
@@ -295,8 +387,9 @@ class ReleaseFilterSet(CatalogFilterSet):
 
 
 class FeatureFilterSet(CatalogFilterSet):
-    release = VersionFilter(
-        field_name="release_version_key", help_text="Features of this release, e.g. 1.8."
+    release = VersionListFilter(
+        field_name="release_version_key",
+        help_text="Features of this release, e.g. 1.8; several comma-separated or repeated.",
     )
     min_version = VersionFilter(
         lookup="gte",
@@ -324,7 +417,7 @@ class FeatureFilterSet(CatalogFilterSet):
         method="filter_promoted",
         help_text="true: features more stable than their track's previous appearance.",
     )
-    track = django_filters.CharFilter(field_name="track__slug", help_text="A track's slug.")
+    track = TrackFilter(field_name="track__slug", help_text="A track's slug (see /api/tracks/).")
     updated_since = updated_since_filter()
     search = SearchFilter(
         search_fields=["title", "summary"],
@@ -356,8 +449,9 @@ class FeatureFilterSet(CatalogFilterSet):
 
 
 class LinkFilterSet(CatalogFilterSet):
-    release = VersionFilter(
-        field_name="feature__release_version_key", help_text="Links of this release's features."
+    release = VersionListFilter(
+        field_name="feature__release_version_key",
+        help_text="Links of this release's features; several comma-separated or repeated.",
     )
     kind = ChoiceListFilter(
         allowed=LinkKind.values, help_text="Link kind, or several comma-separated."
@@ -450,7 +544,7 @@ class CompareForm(forms.Form):
 class ChangesForm(forms.Form):
     """The query of /api/changes/: where to start, and how many entries a page holds."""
 
-    since = django_filters.fields.IsoDateTimeField(
+    since = BoundedDateTimeField(
         required=False,
         help_text="Changes at or after this ISO 8601 time, e.g. 2026-01-31T12:00:00Z. Leave "
         "out both since and cursor to read the whole log from its start.",
@@ -466,8 +560,8 @@ class ChangesForm(forms.Form):
 
     def clean_page_size(self):
         raw = self.data.get("page_size")
-        if raw is not None and not raw.isascii():
-            raise forms.ValidationError("Must be a whole number from 1 to 500.")
+        if raw is not None and not ASCII_WHOLE_NUMBER.match(raw):
+            raise forms.ValidationError(f"Must be a whole number from 1 to 500; got {raw!r}.")
         return self.cleaned_data["page_size"] or 100
 
     def clean_cursor(self):
@@ -513,6 +607,11 @@ class StrictFilterBackend(DjangoFilterBackend):
             paginator = getattr(view, "paginator", None)
             allowed |= set(getattr(paginator, "query_parameters", ()))
         return allowed
+
+    def get_filterset_kwargs(self, request, queryset, view):
+        kwargs = super().get_filterset_kwargs(request, queryset, view)
+        kwargs["data"] = joined(request.query_params)  # release=1.8&release=1.9 as 1.8,1.9
+        return kwargs
 
     def filter_queryset(self, request, queryset, view):
         allowed = self.allowed_parameters(request, queryset, view)

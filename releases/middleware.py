@@ -1,12 +1,17 @@
 """
 HTTP caching for the public API and the feeds.
 
-For every GET or HEAD under /api/ and /feeds/, in this order:
+For every request under /api/ and /feeds/, in this order:
 
-1. throttle clients by address, counting in the shared cache (django-ratelimit's fixed
-   windows: one counter a client, whatever the traffic);
-2. answer a conditional request whose ETag or Last-Modified still holds with a 304;
-3. serve the rendered page from the page cache, or render it and keep it there, with the
+1. refuse any method but GET, HEAD and OPTIONS (405), and a path holding a control character
+   (404: it names nothing);
+2. throttle clients by address, counting in the shared cache (django-ratelimit's fixed
+   windows: one counter a client, whatever the traffic), OPTIONS and HEAD like GET;
+3. refuse a query that breaks the rule every endpoint follows (releases.params): a 400 that
+   names each parameter;
+4. answer OPTIONS without rendering a page;
+5. answer a conditional request whose ETag or Last-Modified still holds with a 304;
+6. serve the rendered page from the page cache, or render it and keep it there, with the
    headers the view gave it.
 
 Both validators and the page cache are keyed by the catalog revision (releases.revision),
@@ -26,10 +31,11 @@ from django.utils.cache import get_conditional_response, patch_cache_control, pa
 from django.utils.http import http_date
 from django_ratelimit.core import get_usage
 
-from . import revision
+from . import params, revision
 
 CACHED_PREFIXES = ("/api/", "/feeds/")
 PUBLIC_METHODS = "GET, HEAD, OPTIONS"
+SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 # Set here on every answer, not taken from the page cache.
 OWN_HEADERS = {"etag", "last-modified", "cache-control", "x-cache", "allow", "vary"}
 
@@ -47,12 +53,22 @@ class CatalogCacheMiddleware:
         self.rate = settings.API_ANON_RATE
 
     def __call__(self, request):
-        if request.method not in ("GET", "HEAD") or not request.path.startswith(CACHED_PREFIXES):
+        if not request.path.startswith(CACHED_PREFIXES):
             return self.get_response(request)
+        if request.method not in SAFE_METHODS:
+            detail = f'Method "{request.method}" not allowed: the public API only reads.'
+            return self.public(JsonResponse({"detail": detail}, status=405))
+        if params.CONTROL.search(request.path):
+            return self.public(JsonResponse({"detail": "Not found."}, status=404))
         if self.rate:
             usage = get_usage(request, group="api", key="ip", rate=self.rate, increment=True)
             if usage["should_limit"]:
                 return self.public(self.throttled(usage["time_left"]))
+        problems = params.problems(request.GET)
+        if problems:
+            return self.public(JsonResponse(problems, status=400))
+        if request.method == "OPTIONS":
+            return self.public(HttpResponse(status=200))
 
         token, changed_at = revision.current()
         accept = request.headers.get("Accept", "")

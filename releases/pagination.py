@@ -3,6 +3,10 @@
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
 
+from .params import ASCII_WHOLE_NUMBER, whole_number
+
+MAX_PAGE = 10**9  # far past any last page; a larger number is no page at all
+
 
 class StrictPageNumberPagination(PageNumberPagination):
     page_size_query_param = "page_size"
@@ -12,22 +16,19 @@ class StrictPageNumberPagination(PageNumberPagination):
         raw = request.query_params.get(self.page_size_query_param)
         if raw is None:
             return self.page_size
-        if not raw.isdigit() or not 1 <= int(raw) <= self.max_page_size:
-            raise ValidationError(
-                {
-                    self.page_size_query_param: [
-                        f"Must be a whole number from 1 to {self.max_page_size}; got '{raw}'."
-                    ]
-                }
-            )
-        return int(raw)
+        return whole_number(raw, self.page_size_query_param, 1, self.max_page_size)
 
     def paginate_queryset(self, queryset, request, view=None):
         raw = request.query_params.get(self.page_query_param)
-        if raw is not None and raw != "last" and not (raw.isdigit() and int(raw) >= 1):
-            raise ValidationError(
-                {self.page_query_param: [f"Must be a whole number from 1, or 'last'; got '{raw}'."]}
-            )
+        if raw is not None and raw != "last":
+            if not ASCII_WHOLE_NUMBER.match(raw) or not 1 <= int(raw) <= MAX_PAGE:
+                raise ValidationError(
+                    {
+                        self.page_query_param: [
+                            f"Must be a whole number from 1, or 'last'; got {raw!r}."
+                        ]
+                    }
+                )
         return super().paginate_queryset(queryset, request, view)
 
     @property

@@ -1,5 +1,4 @@
 from django.urls import path
-from drf_spectacular.views import SpectacularAPIView
 from rest_framework.routers import DefaultRouter
 
 from . import views
@@ -7,6 +6,7 @@ from . import views
 app_name = "releases"
 
 router = DefaultRouter()
+router.APIRootView = views.RootView
 router.register("releases", views.ReleaseViewSet, basename="release")
 router.register("features", views.FeatureViewSet, basename="feature")
 router.register("links", views.LinkViewSet, basename="link")
@@ -16,7 +16,7 @@ router.register("tracks", views.TrackViewSet, basename="track")
 urlpatterns = [
     path("compare/", views.CompareView.as_view(), name="compare"),
     path("changes/", views.ChangeLogView.as_view(), name="changes"),
-    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("schema/", views.SchemaView.as_view(), name="schema"),
     path("docs/", views.DocsView.as_view(url_name="releases:schema"), name="docs"),
     *router.urls,
 ]

@@ -9,9 +9,10 @@ Plain Python with no Django imports: the models, the API filters and the importe
 import re
 from dataclasses import dataclass
 
+# ASCII digits only: \d would take "١.٨" (Arabic-Indic) for 1.8.
 VERSION_RE = re.compile(
-    r"^v?(?P<major>\d{1,3})\.(?P<minor>\d{1,3})(?:\.(?P<micro>\d{1,3}))?"
-    r"(?:(?P<pre_label>a|b|rc)(?P<pre_number>\d{1,3}))?$"
+    r"^v?(?P<major>[0-9]{1,3})\.(?P<minor>[0-9]{1,3})(?:\.(?P<micro>[0-9]{1,3}))?"
+    r"(?:(?P<pre_label>a|b|rc)(?P<pre_number>[0-9]{1,3}))?\Z"
 )
 
 # A final release sorts after every pre-release of the same version.

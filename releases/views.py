@@ -6,10 +6,12 @@ Views stay thin: QuerySets say what to read, FilterSets how to narrow it.
 
 from urllib.parse import urlencode
 
+from django.conf import settings
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from drf_spectacular.views import SpectacularSwaggerView
-from rest_framework import mixins, viewsets
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework import mixins, routers, viewsets
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -158,6 +160,39 @@ class ChangeLogView(APIView):
         )
 
 
+class RootView(routers.APIRootView):
+    """Every endpoint of the API, and the feeds."""
+
+    def get(self, request, *args, **kwargs):
+        reject_bad_query(request.query_params, {"format"})
+        response = super().get(request, *args, **kwargs)
+        absolute = request.build_absolute_uri
+        response.data.update(
+            {
+                "compare": absolute(reverse("releases:compare")),
+                "changes": absolute(reverse("releases:changes")),
+                "schema": absolute(reverse("releases:schema")),
+                "docs": absolute(reverse("releases:docs")),
+                "feeds": {
+                    "releases": absolute(reverse("feed-releases")),
+                    "tracks": absolute("/feeds/tracks/") + "<slug>/",
+                },
+            }
+        )
+        return response
+
+
+class SchemaView(SpectacularAPIView):
+    """The OpenAPI schema, as JSON (format=json) or YAML (the default)."""
+
+    api_version = settings.SPECTACULAR_SETTINGS["VERSION"]  # never taken from the query
+
+    @extend_schema(exclude=True)
+    def get(self, request, *args, **kwargs):
+        reject_bad_query(request.query_params, {"format"})
+        return super().get(request, *args, **kwargs)
+
+
 class DocsView(SpectacularSwaggerView):
     """
     Swagger UI for the API. The API is read-only and anonymous, so its "try it out" requests
@@ -168,6 +203,7 @@ class DocsView(SpectacularSwaggerView):
 
     @extend_schema(exclude=True)
     def get(self, request, *args, **kwargs):
+        reject_bad_query(request.query_params, set())
         response = super().get(request, *args, **kwargs)
         response.data["csrf_token"] = ""
         del response["Cross-Origin-Opener-Policy"]

@@ -1,0 +1,66 @@
+"""
+The one rule every public endpoint's query follows (README, "Query parameters"):
+
+- a parameter is given once, unless it takes several values (``MULTI_VALUED``): those may be
+  repeated (``release=1.8&release=1.9``) or comma-separated (``release=1.8,1.9``), alike;
+- no value is empty, and no name or value holds a control character (NUL, CR, LF, ...);
+- numbers are ASCII digits; a value outside its range is refused, not clamped;
+- only the parameters an endpoint names (checked by the endpoint, which knows them).
+
+``problems()`` applies the first two to any request; each break of the rule is named, all at
+once, in a 400 whose JSON maps the parameter to what is wrong.
+"""
+
+import re
+
+from rest_framework.exceptions import ValidationError
+from rest_framework.negotiation import DefaultContentNegotiation
+
+MULTI_VALUED = {"release", "stability", "area", "kind"}
+CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
+ASCII_WHOLE_NUMBER = re.compile(r"^[0-9]+$")
+
+
+def problems(query):
+    """{parameter: [message]} for every break of the rule in ``query`` (a QueryDict)."""
+    found = {}
+    for name in query:
+        values = query.getlist(name)
+        label = name if not CONTROL.search(name) else repr(name)
+        if CONTROL.search(name):
+            found[label] = ["A parameter's name may not hold control characters."]
+        elif any(CONTROL.search(value) for value in values):
+            found[label] = ["May not hold control characters (such as NUL, CR or LF)."]
+        elif any(value == "" for value in values):
+            found[label] = ["May not be empty: give a value, or leave the parameter out."]
+        elif len(values) > 1 and name not in MULTI_VALUED:
+            found[label] = [f"Given {len(values)} times; give it once."]
+    return found
+
+
+def joined(query):
+    """``query`` with each several-valued parameter's repeats joined by commas, as one value."""
+    data = query.copy()
+    for name in MULTI_VALUED & set(query):
+        data.setlist(name, [",".join(query.getlist(name))])
+    return data
+
+
+def whole_number(raw, name, low, high):
+    """``raw`` as an int from ``low`` to ``high`` (ASCII digits only), or a 400 naming ``name``."""
+    if raw is None or not ASCII_WHOLE_NUMBER.match(raw) or not low <= int(raw) <= high:
+        raise ValidationError(
+            {name: [f"Must be a whole number from {low} to {high}; got {raw!r}."]}
+        )
+    return int(raw)
+
+
+class StrictContentNegotiation(DefaultContentNegotiation):
+    """An unknown ``format`` is a 400 naming the formats there are (DRF answers 404)."""
+
+    def filter_renderers(self, renderers, format):
+        chosen = [renderer for renderer in renderers if renderer.format == format]
+        if not chosen:
+            allowed = ", ".join(sorted({renderer.format for renderer in renderers}))
+            raise ValidationError({"format": [f"Unknown format '{format}'. Allowed: {allowed}."]})
+        return chosen
