@@ -59,7 +59,8 @@ serve: install
 	$(SERVE_ENV) $(MANAGE) load_catalog --if-empty
 	@echo "Serving on http://127.0.0.1:$(PORT)/ (API /api/, docs /api/docs/, admin /admin/)"
 	$(SERVE_ENV) $(BIN)/gunicorn config.wsgi --bind 127.0.0.1:$(PORT) \
-		--workers $${WEB_CONCURRENCY:-2} --access-logfile - --forwarded-allow-ips="*"
+		--workers $${WEB_CONCURRENCY:-2} --access-logfile - --forwarded-allow-ips="*" \
+		--limit-request-line 8190
 
 test: install-dev
 	$(BIN)/pytest

@@ -13,3 +13,7 @@ urlpatterns = [
     path("feeds/releases/", ReleaseFeed(), name="feed-releases"),
     path("feeds/tracks/<slug:slug>/", TrackFeed(), name="feed-track"),
 ]
+
+# JSON errors under /api/ and /feeds/, like the API's own; Django's pages elsewhere.
+handler400 = "releases.views.bad_request"
+handler404 = "releases.views.not_found"

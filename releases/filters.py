@@ -7,6 +7,7 @@ names the parameter and says what is allowed; nothing is silently ignored.
 
 import copy
 import datetime as dt
+import re
 
 import django_filters
 from django import forms
@@ -33,12 +34,25 @@ from .models import (
 from .params import ASCII_WHOLE_NUMBER, joined
 
 NO_STABILITY = "none"
+ISO_DATE_RE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
+DATETIME_RE = re.compile(
+    r"^[1-8][0-9]{3}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?"
+    r"(Z|[+-][0-9]{2}:[0-9]{2})\Z"
+)
 
 
 # --- fields: parse and validate one query parameter ------------------------------------------
 
 
-class VersionField(forms.CharField):
+class StrictField(forms.CharField):
+    """A query value as given: Django's CharField would strip it, and "\x85" would vanish."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("strip", False)
+        super().__init__(**kwargs)
+
+
+class VersionField(StrictField):
     def to_python(self, value):
         value = super().to_python(value)
         if not value:
@@ -49,7 +63,7 @@ class VersionField(forms.CharField):
             raise forms.ValidationError(str(error), code="invalid") from None
 
 
-class VersionListField(forms.CharField):
+class VersionListField(StrictField):
     """One version or several, comma-separated (or the parameter repeated)."""
 
     def to_python(self, value):
@@ -65,23 +79,34 @@ class VersionListField(forms.CharField):
             ) from None
 
 
-class BoundedDateTimeField(django_filters.fields.IsoDateTimeField):
-    """An ISO 8601 time that is a time in UTC too (0001-01-01T00:00+00:01 is not)."""
+class BoundedDateTimeField(StrictField):
+    """
+    A time as RFC 3339 writes it (2026-01-31T12:00:00Z, 2026-01-31T13:00:00.5+01:00) in the
+    years 1000 to 8999: a time every database can compare, in any zone (0001-01-01T00:00+00:01
+    would be before the year 1 in UTC).
+    """
 
     def to_python(self, value):
         value = super().to_python(value)
-        if value is not None:
-            try:
-                value.astimezone(dt.UTC)
-            except OverflowError:
-                raise forms.ValidationError(
-                    "Out of range: give a time between the years 1 and 9999 in UTC.",
-                    code="invalid",
-                ) from None
-        return value
+        if not value:
+            return None
+        if not DATETIME_RE.match(value):
+            raise forms.ValidationError(
+                f"Must be a time such as 2026-01-31T12:00:00Z (years 1000 to 8999); got '{value}'.",
+                code="invalid",
+            )
+        try:
+            return dt.datetime.fromisoformat(value)
+        except ValueError:
+            raise forms.ValidationError(f"'{value}' is not a time of the calendar.") from None
 
 
-class SearchField(forms.CharField):
+def words(text):
+    """The words of a search: what spaces (U+0020) separate."""
+    return [word for word in (text or "").split(" ") if word]
+
+
+class SearchField(StrictField):
     """Words to look for, within limits that keep every search cheap."""
 
     MAX_LENGTH, MAX_WORDS = 200, 10
@@ -92,16 +117,16 @@ class SearchField(forms.CharField):
             raise forms.ValidationError(
                 f"At most {self.MAX_LENGTH} characters; got {len(value)}.", code="max_length"
             )
-        if value and len(value.split()) > self.MAX_WORDS:
+        if value and len(words(value)) > self.MAX_WORDS:
             raise forms.ValidationError(
-                f"At most {self.MAX_WORDS} words; got {len(value.split())}.", code="max_words"
+                f"At most {self.MAX_WORDS} words; got {len(words(value))}.", code="max_words"
             )
-        if value is not None and not value.strip():
+        if value is not None and not words(value):
             raise forms.ValidationError("Give at least one word.", code="blank")
         return value
 
 
-class TrackField(forms.CharField):
+class TrackField(StrictField):
     """A track's slug, refused unless a track has it (as an unknown area is)."""
 
     def to_python(self, value):
@@ -113,7 +138,7 @@ class TrackField(forms.CharField):
         return value
 
 
-class ChoiceListField(forms.CharField):
+class ChoiceListField(StrictField):
     """One value or several, comma-separated, each from a fixed list."""
 
     def __init__(self, *, allowed, **kwargs):
@@ -124,10 +149,10 @@ class ChoiceListField(forms.CharField):
         value = super().to_python(value)
         if not value:
             return None
-        chosen = [part.strip().lower() for part in value.split(",") if part.strip()]
+        chosen = value.split(",")
         allowed = list(self.allowed() if callable(self.allowed) else self.allowed)
         unknown = [part for part in chosen if part not in allowed]
-        if unknown or not chosen:
+        if unknown:
             raise forms.ValidationError(
                 f"Unknown value '{', '.join(unknown) or value}'. Allowed: {', '.join(allowed)} "
                 "(comma-separate several).",
@@ -136,18 +161,31 @@ class ChoiceListField(forms.CharField):
         return chosen
 
 
-class StrictBooleanField(forms.CharField):
-    TRUE, FALSE = {"true", "1", "yes"}, {"false", "0", "no"}
+class StrictBooleanField(StrictField):
+    """true or false, as JSON spells them (and the schema says)."""
 
     def to_python(self, value):
         value = super().to_python(value)
         if not value:
             return None
-        if value.lower() in self.TRUE:
-            return True
-        if value.lower() in self.FALSE:
-            return False
+        if value in ("true", "false"):
+            return value == "true"
         raise forms.ValidationError(f"Must be true or false; got '{value}'.", code="invalid")
+
+
+class ISODateField(StrictField):
+    """A day as YYYY-MM-DD, the one spelling (Django's DateField takes 10/25/2006 too)."""
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        if not value:
+            return None
+        if not ISO_DATE_RE.match(value):
+            raise forms.ValidationError(f"Must be a day as YYYY-MM-DD; got '{value}'.")
+        try:
+            return dt.date.fromisoformat(value)
+        except ValueError:
+            raise forms.ValidationError(f"'{value}' is not a day of the calendar.") from None
 
 
 # --- filters ---------------------------------------------------------------------------------
@@ -225,8 +263,7 @@ class SearchFilter(django_filters.Filter):
         super().__init__(*args, **kwargs)
 
     def filter(self, qs, value):
-        words = (value or "").split()
-        if not words:
+        if not words(value):
             return qs
         matches_every_word = Q(
             *(
@@ -234,7 +271,7 @@ class SearchFilter(django_filters.Filter):
                     *(Q(**{f"{name}__icontains": word}) for name in self.search_fields),
                     _connector=Q.OR,
                 )
-                for word in words
+                for word in words(value)
             )
         )
         if self.ranked and connections[qs.db].vendor == "postgresql":
@@ -351,6 +388,10 @@ class BoundedDateTimeFilter(django_filters.IsoDateTimeFilter):
     field_class = BoundedDateTimeField
 
 
+class ISODateFilter(django_filters.DateFilter):
+    field_class = ISODateField
+
+
 def updated_since_filter():
     return BoundedDateTimeFilter(
         field_name="updated_at",
@@ -365,10 +406,10 @@ class ReleaseFilterSet(CatalogFilterSet):
         lookup="gte", help_text="Releases at or after this version (1.10 > 1.9)."
     )
     max_version = VersionFilter(lookup="lte", help_text="Releases at or before this version.")
-    released_after = django_filters.DateFilter(
+    released_after = ISODateFilter(
         field_name="release_date", lookup_expr="gte", help_text="Released on or after (YYYY-MM-DD)."
     )
-    released_before = django_filters.DateFilter(
+    released_before = ISODateFilter(
         field_name="release_date",
         lookup_expr="lte",
         help_text="Released on or before (YYYY-MM-DD).",
@@ -549,20 +590,20 @@ class ChangesForm(forms.Form):
         help_text="Changes at or after this ISO 8601 time, e.g. 2026-01-31T12:00:00Z. Leave "
         "out both since and cursor to read the whole log from its start.",
     )
-    cursor = forms.CharField(
+    cursor = StrictField(
         required=False,
         help_text="Resume after the last entry of a page: the cursor (or the next link) a "
         "previous page gave.",
     )
-    page_size = forms.IntegerField(
-        required=False, min_value=1, max_value=500, help_text="Entries a page (1-500, 100)."
-    )
+    page_size = StrictField(required=False, help_text="Entries a page, 1 to 100 (100).")
 
     def clean_page_size(self):
-        raw = self.data.get("page_size")
-        if raw is not None and not ASCII_WHOLE_NUMBER.match(raw):
-            raise forms.ValidationError(f"Must be a whole number from 1 to 500; got {raw!r}.")
-        return self.cleaned_data["page_size"] or 100
+        raw = self.cleaned_data["page_size"]
+        if not raw:
+            return 100
+        if not ASCII_WHOLE_NUMBER.match(raw) or not 1 <= int(raw) <= 100:
+            raise forms.ValidationError(f"Must be a whole number from 1 to 100; got {raw!r}.")
+        return int(raw)
 
     def clean_cursor(self):
         from .history import BadCursor, Position

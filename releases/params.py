@@ -3,7 +3,8 @@ The one rule every public endpoint's query follows (README, "Query parameters"):
 
 - a parameter is given once, unless it takes several values (``MULTI_VALUED``): those may be
   repeated (``release=1.8&release=1.9``) or comma-separated (``release=1.8,1.9``), alike;
-- no value is empty, and no name or value holds a control character (NUL, CR, LF, ...);
+- no value is empty or begins or ends with spaces, and no name or value holds a control
+  character (NUL, CR, LF, ...);
 - numbers are ASCII digits; a value outside its range is refused, not clamped;
 - only the parameters an endpoint names (checked by the endpoint, which knows them).
 
@@ -17,7 +18,8 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.negotiation import DefaultContentNegotiation
 
 MULTI_VALUED = {"release", "stability", "area", "kind"}
-CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
+# C0 and C1 controls, DEL, and the line and paragraph separators.
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 ASCII_WHOLE_NUMBER = re.compile(r"^[0-9]+$")
 
 
@@ -33,6 +35,8 @@ def problems(query):
             found[label] = ["May not hold control characters (such as NUL, CR or LF)."]
         elif any(value == "" for value in values):
             found[label] = ["May not be empty: give a value, or leave the parameter out."]
+        elif any(value != value.strip(" ") for value in values):
+            found[label] = ["May not begin or end with spaces."]
         elif len(values) > 1 and name not in MULTI_VALUED:
             found[label] = [f"Given {len(values)} times; give it once."]
     return found

@@ -7,7 +7,10 @@ Views stay thin: QuerySets say what to read, FilterSets how to narrow it.
 from urllib.parse import urlencode
 
 from django.conf import settings
+from django.http import JsonResponse
 from django.urls import reverse
+from django.views.defaults import bad_request as django_bad_request
+from django.views.defaults import page_not_found
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
@@ -208,3 +211,20 @@ class DocsView(SpectacularSwaggerView):
         response.data["csrf_token"] = ""
         del response["Cross-Origin-Opener-Policy"]
         return response
+
+
+def public_error(default):
+    """An error handler: JSON under /api/ and /feeds/, as the API's own errors; else Django's."""
+
+    def handler(request, exception=None, **kwargs):
+        if request.path.startswith(("/api/", "/feeds/")):
+            detail = "Not found." if default is page_not_found else "Bad request."
+            status = 404 if default is page_not_found else 400
+            return JsonResponse({"detail": detail}, status=status)
+        return default(request, exception)
+
+    return handler
+
+
+not_found = public_error(page_not_found)
+bad_request = public_error(django_bad_request)

@@ -236,7 +236,7 @@ def test_page_size_defaults_to_50_and_caps_at_100(api):
         ("/api/features/", {"page_size": "500"}, "page_size", "from 1 to 100"),
         ("/api/features/", {"page": "first"}, "page", "whole number"),
         ("/api/releases/", {"max_version": "2"}, "max_version", "expected one such as"),
-        ("/api/releases/", {"released_after": "last year"}, "released_after", "valid date"),
+        ("/api/releases/", {"released_after": "last year"}, "released_after", "YYYY-MM-DD"),
         ("/api/releases/", {"stability": "beta"}, "stability", "Unknown query parameter"),
         ("/api/links/", {"kind": "video"}, "kind", "documentation"),
         ("/api/links/", {"is_missing": "2"}, "is_missing", "true or false"),

@@ -1,0 +1,170 @@
+"""
+The OpenAPI schema, made to say exactly what the API accepts and answers.
+
+drf-spectacular describes the views; this hook (SPECTACULAR_SETTINGS' POSTPROCESSING_HOOKS)
+then states every query parameter as the server checks it — types, allowed values, patterns,
+bounds, and that none may be empty — and every response an operation can give: 200, 304,
+400 (each bad parameter named), 404 and 429. schemathesis (`make fuzz`) holds the API to it.
+"""
+
+from .filters import DATETIME_RE, ISO_DATE_RE, SearchField
+from .models import Area, LinkKind, Stability, Track
+from .pagination import MAX_PAGE, StrictPageNumberPagination
+
+VERSION = r"v?[0-9]{1,3}\.[0-9]{1,3}(\.[0-9]{1,3})?((a|b|rc)[0-9]{1,3})?"
+STABILITY_VALUES = [*Stability.values, "none"]
+CONTROLS = r"\x00-\x1f\x7f-\x9f\u2028\u2029"  # as releases.params.CONTROL
+WORD, SPACE = rf"[^ {CONTROLS}]", " "  # words are what spaces (U+0020) separate
+ORDERINGS = ["release", "title", "area", "position"]
+
+
+def anchored(pattern):
+    return f"^{pattern}$"
+
+
+def comma_list(values):
+    """A pattern for one value of ``values`` or several, comma-separated."""
+    one = "(" + "|".join(values) + ")"
+    return anchored(f"{one}(,{one})*")
+
+
+def several(item_pattern, description):
+    """A parameter taking several values: repeated, each value one or a comma-separated list."""
+    return {
+        "schema": {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1, "pattern": item_pattern},
+            "minItems": 1,
+        },
+        "style": "form",
+        "explode": True,
+        "description": description,
+    }
+
+
+def parameter_schemas():
+    """name -> what to set on the parameter; area and track slugs are read from the catalog."""
+    version = {"type": "string", "minLength": 1, "pattern": anchored(VERSION)}
+    areas = sorted(Area.objects.values_list("slug", flat=True)) or ["none-yet"]
+    orderings = [f"-?{name}" for name in ORDERINGS]
+    search = SearchField
+    return {
+        "page": {
+            "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE},
+            "description": "A page number, from 1 (or 'last').",
+        },
+        "page_size": {
+            "schema": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": StrictPageNumberPagination.max_page_size,
+            }
+        },
+        "release": several(
+            anchored(f"{VERSION}(,{VERSION})*"),
+            "Versions, e.g. 1.8; several comma-separated (1.8,1.9) or repeated.",
+        ),
+        "stability": several(
+            comma_list(STABILITY_VALUES),
+            "stable, beta, prototype or none (no stability given); several comma-separated or "
+            "repeated.",
+        ),
+        "area": several(comma_list(areas), "Area slugs (see /api/areas/), one or several."),
+        "kind": several(comma_list(LinkKind.values), "Link kinds, one or several."),
+        "track": {
+            "schema": {
+                "type": "string",
+                "enum": sorted(Track.objects.values_list("slug", flat=True)) or ["none-yet"],
+            }
+        },
+        "ordering": {
+            "schema": {"type": "string", "minLength": 1, "pattern": comma_list(orderings)},
+        },
+        "search": {
+            "schema": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": search.MAX_LENGTH,
+                # Words with no control character, separated by spaces.
+                "pattern": anchored(rf"{WORD}+({SPACE}+{WORD}+){{0,{search.MAX_WORDS - 1}}}"),
+            }
+        },
+        "updated_since": {"schema": datetime_schema()},
+        "since": {"schema": datetime_schema()},
+        "released_after": {"schema": date_schema()},
+        "released_before": {"schema": date_schema()},
+        "min_version": {"schema": version},
+        "max_version": {"schema": version},
+        "as_of": {"schema": version},
+        "promoted_in": {"schema": version},
+        "from": {"schema": version},
+        "to": {"schema": version},
+        "cursor": {"schema": {"type": "string", "minLength": 1, "pattern": "^[A-Za-z0-9_-]+$"}},
+        "has_missing_links": {"schema": {"type": "boolean"}},
+        "promoted": {"schema": {"type": "boolean"}},
+        "is_missing": {"schema": {"type": "boolean"}},
+    }
+
+
+def datetime_schema():
+    return {"type": "string", "format": "date-time", "pattern": DATETIME_RE.pattern[:-2] + "$"}
+
+
+def date_schema():
+    return {"type": "string", "format": "date", "pattern": ISO_DATE_RE.pattern[:-2] + "$"}
+
+
+ERRORS = {
+    "ParameterErrors": {
+        "type": "object",
+        "description": "Each bad query parameter, named, with what is wrong with it.",
+        "additionalProperties": {"type": "array", "items": {"type": "string"}},
+    },
+    "Error": {
+        "type": "object",
+        "properties": {"detail": {"type": "string"}},
+        "required": ["detail"],
+    },
+}
+
+
+def error(name, description, **extra):
+    return {
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{name}"}}},
+        **extra,
+    }
+
+
+RESPONSES = {
+    "414": {
+        "description": "The request line is longer than the server reads (8190 bytes).",
+        "content": {"text/html": {"schema": {"type": "string"}}},
+    },
+    "304": {"description": "Not modified: the ETag or Last-Modified sent still holds."},
+    "400": error("ParameterErrors", "A query parameter is unknown, repeated, empty or malformed."),
+    "404": error("Error", "Nothing there: no such object, or no such page."),
+    "429": error(
+        "Error",
+        "Too many requests from this address: wait as Retry-After says.",
+        headers={"Retry-After": {"schema": {"type": "integer"}, "description": "Seconds."}},
+    ),
+}
+
+
+def postprocess(result, generator, request, public):
+    """SPECTACULAR_SETTINGS' POSTPROCESSING_HOOKS entry: the truth about parameters and errors."""
+    result.setdefault("components", {}).setdefault("schemas", {}).update(ERRORS)
+    known = parameter_schemas()
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []):
+                if parameter["in"] == "query":
+                    parameter.update(known.get(parameter["name"], {}))
+                    parameter.setdefault("schema", {}).setdefault("minLength", 1)
+                    if parameter["schema"].get("type") != "string":
+                        parameter["schema"].pop("minLength")
+                    parameter["allowEmptyValue"] = False
+            for status, response in RESPONSES.items():
+                operation.setdefault("responses", {}).setdefault(status, response)
+    return result
