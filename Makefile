@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 MANAGE := $(BIN)/python manage.py
 
-.PHONY: run serve test lint bench parser-report install install-dev fixtures clean
+.PHONY: run serve test fuzz lint bench parser-report install install-dev fixtures clean
 
 # Fall back to python3 where no python3.11 binary is on PATH (it must still be 3.11).
 ifeq ($(shell command -v $(PYTHON) 2>/dev/null),)
@@ -64,6 +64,11 @@ serve: install
 
 test: install-dev
 	$(BIN)/pytest
+
+# schemathesis against the production stack on loopback, held to /api/schema/ (tests/fuzz.py):
+# about four minutes; DATABASE_URL picks the database, as for every command.
+fuzz: install-dev
+	$(BIN)/python -m tests.fuzz $(FUZZ_ARGS)
 
 # The benchmark (bench/README.md): about three minutes; writes bench/results.json.
 bench: install

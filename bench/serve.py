@@ -96,19 +96,25 @@ def running(env, workers=2, timeout=30):
         wait_until_up(url, process, timeout)
         yield url
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        stop(process)
+
+
+def stop(process):
+    """Stop a server started in a session of its own, with its workers."""
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
 
 
 def wait_until_up(url, process, timeout):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"the server exited: {process.stderr.read().decode()[-2000:]}")
+            said = process.stderr.read().decode()[-2000:] if process.stderr else "(see its log)"
+            raise RuntimeError(f"the server exited: {said}")
         try:
             # Any HTTP answer will do; the admin's login page is neither throttled nor cached.
             with urllib.request.urlopen(f"{url}/admin/login/", timeout=2):

@@ -36,8 +36,9 @@ from .params import ASCII_WHOLE_NUMBER, joined
 NO_STABILITY = "none"
 ISO_DATE_RE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
 DATETIME_RE = re.compile(
-    r"^[1-8][0-9]{3}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?"
-    r"(Z|[+-][0-9]{2}:[0-9]{2})\Z"
+    r"^[1-8][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+    r"T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,6})?"
+    r"(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])\Z"
 )
 
 
@@ -96,7 +97,8 @@ class BoundedDateTimeField(StrictField):
                 code="invalid",
             )
         try:
-            return dt.datetime.fromisoformat(value)
+            # In UTC: PostgreSQL takes no zone beyond ±15:59, and RFC 3339 allows ±23:59.
+            return dt.datetime.fromisoformat(value).astimezone(dt.UTC)
         except ValueError:
             raise forms.ValidationError(f"'{value}' is not a time of the calendar.") from None
 

@@ -6,6 +6,8 @@ from . import views
 app_name = "releases"
 
 router = DefaultRouter()
+# ?format= is enough: without suffix routes, /api/releases/1.8.json/ names nothing (a 404).
+router.include_format_suffixes = False
 router.APIRootView = views.RootView
 router.register("releases", views.ReleaseViewSet, basename="release")
 router.register("features", views.FeatureViewSet, basename="feature")

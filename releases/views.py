@@ -15,6 +15,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework import mixins, routers, viewsets
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -185,7 +186,17 @@ class RootView(routers.APIRootView):
         return response
 
 
-class SchemaView(SpectacularAPIView):
+class JSONErrorsMixin:
+    """Errors as JSON, as the rest of the API gives them, whatever renders the page."""
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        if response.status_code >= 400:
+            request.accepted_renderer = JSONRenderer()
+            request.accepted_media_type = JSONRenderer.media_type
+        return super().finalize_response(request, response, *args, **kwargs)
+
+
+class SchemaView(JSONErrorsMixin, SpectacularAPIView):
     """The OpenAPI schema, as JSON (format=json) or YAML (the default)."""
 
     api_version = settings.SPECTACULAR_SETTINGS["VERSION"]  # never taken from the query
@@ -196,7 +207,7 @@ class SchemaView(SpectacularAPIView):
         return super().get(request, *args, **kwargs)
 
 
-class DocsView(SpectacularSwaggerView):
+class DocsView(JSONErrorsMixin, SpectacularSwaggerView):
     """
     Swagger UI for the API. The API is read-only and anonymous, so its "try it out" requests
     need no CSRF token: without one, the page is the same for everyone and cacheable (a token
