@@ -313,8 +313,12 @@ class FeatureAdmin(CatalogAdmin):
         if form.is_valid():
             into = form.cleaned_data["track"]
             emptied = tracks.emptied_by_merge(queryset, into)
-            with acting_as(f"merged into track {into.slug}", request.user):
-                tracks.merge(queryset, into)
+            try:
+                with acting_as(f"merged into track {into.slug}", request.user):
+                    tracks.merge(queryset, into)
+            except tracks.CannotMerge as error:
+                self.message_user(request, str(error), messages.ERROR)
+                return None
             for feature in queryset:
                 self.log_change(request, feature, f"Merged into track {into}.")
             gone = (

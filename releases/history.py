@@ -96,7 +96,8 @@ def recover_feature(record):
     ]
     with transaction.atomic():
         feature = record.instance
-        if not Track.objects.filter(pk=feature.track_id).exists():
+        taken = Feature.objects.filter(track_id=feature.track_id, release_id=feature.release_id)
+        if not Track.objects.filter(pk=feature.track_id).exists() or taken.exists():
             feature.track_id = None  # prepare_save gives it a track of its own
         feature._state.adding = True
         feature.save()

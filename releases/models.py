@@ -376,6 +376,13 @@ class Feature(Timestamped):
             models.CheckConstraint(
                 condition=Q(position__lte=MAX_POSITION), name="feature_position_in_range"
             ),
+            # A track appears once in a release: two features of one release are two
+            # capabilities, or one to merge into the other.
+            models.UniqueConstraint(
+                fields=["track", "release"],
+                name="feature_one_appearance_per_release",
+                violation_error_message="This track already appears in this release.",
+            ),
         ]
         # Lists run newest release first, then in post order: each filter has an index that
         # also yields that order, so a page reads only its own rows.

@@ -153,7 +153,12 @@ class TrackSummarySerializer(serializers.Serializer):
 
 class AddedTrackSerializer(TrackSummarySerializer):
     release = serializers.CharField(source="appearance.release.version", help_text="First seen in.")
-    stability = StabilityField(source="appearance.stability")
+    first_release = serializers.CharField(
+        source="appearance.release.version", help_text="The release it first appeared in."
+    )
+    stability = StabilityField(
+        source="track.stage", help_text="Its stage at `to`: the version upgraded to."
+    )
 
 
 class StageChangeSerializer(TrackSummarySerializer):

@@ -11,9 +11,36 @@ from . import versions
 from .models import STABILITY_RANKS, Feature, Track
 
 
+class CannotMerge(ValueError):
+    """A merge would make a track appear twice in one release; the message says where."""
+
+
+def merge_conflicts(features, into):
+    """The releases in which ``features`` and ``into`` would give the track two appearances."""
+    moving = [feature for feature in features if feature.track_id != into.pk]
+    seen = {}
+    for feature in Feature.objects.filter(track=into).select_related("release"):
+        seen.setdefault(feature.release.version, []).append(feature.title)
+    for feature in moving:
+        seen.setdefault(feature.release.version, []).append(feature.title)
+    return {version: titles for version, titles in seen.items() if len(titles) > 1}
+
+
 def merge(features, into):
-    """Move ``features`` into the track ``into``; delete the tracks they leave empty."""
+    """
+    Move ``features`` into the track ``into``; delete the tracks they leave empty. Refused
+    (CannotMerge) if the track would then appear twice in one release.
+    """
     features = list(features)
+    conflicts = merge_conflicts(features, into)
+    if conflicts:
+        where = "; ".join(
+            f"{version}: {' and '.join(titles)}" for version, titles in conflicts.items()
+        )
+        raise CannotMerge(
+            f"{into} would appear twice in one release ({where}). A track appears once per "
+            "release: merge features of different releases, or keep them apart."
+        )
     left = {feature.track_id for feature in features} - {into.pk}
     with transaction.atomic():
         Feature.objects.filter(pk__in=[feature.pk for feature in features]).update(track=into)
@@ -46,8 +73,9 @@ def emptied_by_merge(features, into):
 def compare(start, end):
     """
     What upgrading from version ``start`` to ``end`` brings, track by track: tracks first
-    seen after ``start`` (added), tracks whose stage rose or fell (with the stage before and
-    after, and the release of the last change), and how many stayed as they were.
+    seen after ``start`` (added, with their stage at ``end`` and their first release), tracks
+    whose stage rose or fell (with the stage before and after, and the release of the last
+    change), and how many stayed as they were.
     Two queries, whatever the size of the catalog.
     """
     start_version = versions.Version.parse(start)

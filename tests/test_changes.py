@@ -82,14 +82,15 @@ def write_update(client, tmp_path):
 
 def write_bulk_create(client, tmp_path):
     release = Release.objects.get(version="1.9")
-    track = Track.objects.get(slug="torch-package")
+    area = Track.objects.get(slug="torch-package").area
+    track = Track.objects.create(name="Bulk made", slug="bulk-made", area=area)
     (made,) = Feature.objects.bulk_create(
         [
             Feature(
                 release=release,
                 title="Bulk made",
                 slug="bulk-made",
-                area=track.area,
+                area=area,
                 track=track,
                 position=99,
             )

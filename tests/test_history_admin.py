@@ -194,3 +194,19 @@ def test_logins_lock_after_five_failures_and_an_administrator_can_unlock(client,
 )
 def test_history_urls_that_name_nothing_are_404s(editor_client, path):
     assert editor_client.get(path).status_code == 404
+
+
+def test_merging_two_features_of_one_release_is_refused_with_a_message(editor_client):
+    linalg = Feature.objects.get(release__version="1.9", slug="torch-linalg")
+    response = editor_client.post(
+        reverse("admin:releases_feature_changelist"),
+        {
+            "action": "merge_into_track",
+            "_selected_action": [package().pk],
+            "apply": "1",
+            "track": linalg.track.pk,
+        },
+        follow=True,
+    )
+    assert "would appear twice in one release" in response.content.decode()
+    assert package().track.slug == "torch-package"

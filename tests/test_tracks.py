@@ -166,7 +166,32 @@ def test_compare_over_several_releases(api):
         "prototype",
         "stable",
     )
-    assert "torch-fft" in {item["track"] for item in body["added"]}
+    added = {item["track"]: item for item in body["added"]}
+    # Each added track at its stage in 1.9, and where it was first seen.
+    assert (added["torch-fft"]["stability"], added["torch-fft"]["first_release"]) == (
+        "stable",
+        "1.7",
+    )
+    elastic = [item for slug, item in added.items() if "elastic" in slug]
+    assert elastic and all(item["stability"] == "beta" for item in elastic)
+    stages = {
+        item["slug"]: item["stability"]
+        for item in api("/api/tracks/", as_of="1.9", page_size=100).json()["results"]
+    }
+    assert all(item["stability"] == stages[slug] for slug, item in added.items())
+
+
+@pytest.mark.django_db
+def test_a_track_appears_once_per_release(catalog):
+    from django.db import IntegrityError, transaction
+
+    linalg = Feature.objects.get(release__version="1.9", slug="torch-linalg")
+    package = Feature.objects.get(release__version="1.9", slug="torch-package")
+    with pytest.raises(tracks.CannotMerge, match=r"would appear twice in one release \(1.9: "):
+        tracks.merge([package], into=linalg.track)
+    assert package.track.slug == "torch-package"
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Feature.objects.filter(pk=package.pk).update(track=linalg.track)
 
 
 @pytest.mark.parametrize(
