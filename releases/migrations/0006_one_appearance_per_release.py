@@ -4,14 +4,17 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('releases', '0005_positions_in_range'),
+        ("releases", "0005_positions_in_range"),
     ]
 
     operations = [
         migrations.AddConstraint(
-            model_name='feature',
-            constraint=models.UniqueConstraint(fields=('track', 'release'), name='feature_one_appearance_per_release', violation_error_message='This track already appears in this release.'),
+            model_name="feature",
+            constraint=models.UniqueConstraint(
+                fields=("track", "release"),
+                name="feature_one_appearance_per_release",
+                violation_error_message="This track already appears in this release.",
+            ),
         ),
     ]
