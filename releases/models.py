@@ -58,6 +58,9 @@ class LinkKind(models.TextChoices):
     BLOG_POST = "blog_post", "Blog post"
     PAPER = "paper", "Paper"
     SOURCE_CODE = "source_code", "Source code"
+    # Roles rather than documents: a credit the post gives, a person's page.
+    ACKNOWLEDGEMENT = "acknowledgement", "Acknowledgement"
+    PROFILE = "profile", "Profile"
     OTHER = "other", "Other"
 
 

@@ -415,3 +415,34 @@ def test_accuracy_on_the_sample_posts_meets_the_bar():
     assert total.stability_accuracy >= 0.95, "\n".join(lines)
     assert total.link_recall >= 0.90, "\n".join(lines)
     assert total.false_features <= 1, "\n".join(lines)
+
+
+def test_credits_and_profiles_are_links_by_role_not_documentation():
+    post = parse_post(
+        textwrap.dedent(
+            """\
+            ---
+            title: 'PyTorch 5.1 with a new tracer'
+            ---
+
+            # Frontend APIs
+
+            ## [Beta] A new tracer
+
+            Read the [documentation](https://example.org/docs/tracer.html) first.
+            Its design owes much to [Other Framework](https://example.org/other) and
+            [Third Library](https://github.com/example/third), which we acknowledge as
+            influences. Questions go to the [issue tracker](https://github.com/pytorch/pytorch/issues).
+
+            * Acknowledgement | [somebody](https://github.com/somebody)
+            """
+        )
+    )
+    kinds = {link.label: link.kind for link in post.features[0].links}
+    assert kinds == {
+        "documentation": "documentation",
+        "Other Framework": "acknowledgement",
+        "Third Library": "acknowledgement",
+        "issue tracker": "issue",
+        "somebody": "profile",
+    }

@@ -120,9 +120,18 @@ KIND_LABELS = {
     "issue": "Issue",
     "paper": "Paper",
     "source_code": "Source code",
+    "acknowledgement": "Acknowledgement",
+    "profile": "Profile",
     "other": "Link",
 }
 LINK_KINDS = tuple(KIND_LABELS)
+# A sentence that credits rather than documents: "we acknowledge X as an influence",
+# "inspired by Y", "thanks to Z". Its named links are acknowledgements, not documentation.
+ACKNOWLEDGEMENT_RE = re.compile(
+    r"\b(acknowledg\w*|inspir\w*|influence[sd]?|thanks?\s+to|credits?\b|grateful)", re.I
+)
+# Where a URL of one path segment is a person's (or a group's) page.
+PROFILE_HOSTS = {"github.com", "gitlab.com", "twitter.com", "x.com"}
 
 
 class PostError(ValueError):
@@ -530,12 +539,42 @@ def describe_link(href_text, prefix, context, url):
     return kind, label
 
 
+def role_of(url, sentence):
+    """'profile' for a person's page, 'acknowledgement' for a link a credit names, else None."""
+    parts = urlsplit(url)
+    host = parts.netloc.lower().removeprefix("www.")
+    segments = [segment for segment in parts.path.split("/") if segment]
+    if (host in PROFILE_HOSTS and len(segments) == 1) or (
+        host.endswith("linkedin.com") and segments[:1] == ["in"]
+    ):
+        return "profile"
+    return "acknowledgement" if ACKNOWLEDGEMENT_RE.search(sentence) else None
+
+
+def sentence_around(text, offset):
+    """The sentence of ``text`` that the character at ``offset`` belongs to."""
+    start = max((m.end() for m in re.finditer(r"[.!?]\s+", text[:offset])), default=0)
+    end = re.search(r"[.!?](\s|$)", text[offset:])
+    return text[start : offset + end.end()] if end else text[start:]
+
+
+def with_roles(found, named, text):
+    """Links named in a sentence that credits (or at a person's page) take that role."""
+    for index, offset in named:
+        link = found[index]
+        role = role_of(link.url, sentence_around(text, offset))
+        if role:
+            link.kind = role
+    return found
+
+
 def links_of_inline(block, base_url):
     """Links of one markdown paragraph, list item paragraph or table cell, in order."""
     found = []
     children = block.token.children or []
     line = block.line
     before = []  # text seen so far in this block, for labels and context
+    named = []  # (index in found, offset in the block's text) of links named by their text
     index = 0
     while index < len(children):
         token = children[index]
@@ -558,6 +597,8 @@ def links_of_inline(block, base_url):
                 prior = "".join(before)
                 current_line = prior.rsplit("\n", 1)[-1]
                 kind, label = describe_link(text, current_line, prior.replace("\n", " "), url)
+                if text.lower().strip(" .") not in GENERIC_LINK_TEXT and text:
+                    named.append((len(found), len(prior)))
                 found.append(ParsedLink(kind, label, url, line))
             before.append(text)
         elif token.type == "html_inline" and token.content.lower().startswith("<a "):
@@ -582,7 +623,7 @@ def links_of_inline(block, base_url):
                     found.append(ParsedLink(kind, label, url, line))
                 before.append(text)
         index += 1
-    return found
+    return with_roles(found, named, "".join(before).replace("\n", " "))
 
 
 def links_of_html(block, base_url):
