@@ -312,10 +312,9 @@ class FeatureAdmin(CatalogAdmin):
         form = MergeIntoTrackForm(request.POST if "apply" in request.POST else None)
         if form.is_valid():
             into = form.cleaned_data["track"]
-            emptied = tracks.emptied_by_merge(queryset, into)
             try:
                 with acting_as(f"merged into track {into.slug}", request.user):
-                    tracks.merge(queryset, into)
+                    emptied = tracks.merge(queryset, into)
             except tracks.CannotMerge as error:
                 self.message_user(request, str(error), messages.ERROR)
                 return None

@@ -52,13 +52,6 @@ class CatalogQuerySet(models.QuerySet):
 
     bulk_update.alters_data = True
 
-    def untracked_update(self, **kwargs):
-        """
-        Write derived columns and stamps only (``updated_at``, copied version keys): what the
-        write path itself uses to touch the rows that show a change. Records nothing.
-        """
-        return super().update(**kwargs)
-
 
 class ReleaseQuerySet(CatalogQuerySet):
     def published(self):

@@ -28,8 +28,8 @@ def merge_conflicts(features, into):
 
 def merge(features, into):
     """
-    Move ``features`` into the track ``into``; delete the tracks they leave empty. Refused
-    (CannotMerge) if the track would then appear twice in one release.
+    Move ``features`` into the track ``into``; delete the tracks they leave empty, and return
+    those. Refused (CannotMerge) if the track would then appear twice in one release.
     """
     features = list(features)
     conflicts = merge_conflicts(features, into)
@@ -44,7 +44,7 @@ def merge(features, into):
     left = {feature.track_id for feature in features} - {into.pk}
     with transaction.atomic():
         Feature.objects.filter(pk__in=[feature.pk for feature in features]).update(track=into)
-        Track.objects.filter(pk__in=left).orphaned().delete()
+        return delete_emptied(left)
 
 
 def split(features):
@@ -55,19 +55,15 @@ def split(features):
             left.add(feature.track_id)
             feature.track = Track.objects.create_for(feature)
             feature.save(update_fields=["track"])
-        Track.objects.filter(pk__in=left).orphaned().delete()
+        return delete_emptied(left)
 
 
-def emptied_by_merge(features, into):
-    """The tracks a merge of ``features`` into ``into`` would leave empty (and delete)."""
-    features = list(features)
-    left = {feature.track_id for feature in features} - {into.pk}
-    moving = {feature.pk for feature in features}
-    return [
-        track
-        for track in Track.objects.filter(pk__in=left).prefetch_related("features")
-        if all(feature.pk in moving for feature in track.features.all())
-    ]
+def delete_emptied(track_ids):
+    """Delete those of ``track_ids`` no feature belongs to any more; return them."""
+    emptied = list(Track.objects.filter(pk__in=track_ids).orphaned())
+    if emptied:
+        Track.objects.filter(pk__in=[track.pk for track in emptied]).delete()
+    return emptied
 
 
 def compare(start, end):

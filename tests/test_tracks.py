@@ -70,7 +70,7 @@ def test_merge_then_split(catalog):
     assert set_det.track != merged and set_det.track.name == set_det.title
     assert list(merged.features.all()) == [use_det]
     old = set_det.track
-    tracks.merge([set_det], into=merged)
+    assert tracks.merge([set_det], into=merged) == [old]  # the tracks it emptied, deleted
     assert merged.features.count() == 2
     assert not Track.objects.filter(pk=old.pk).exists()  # emptied tracks go
 

@@ -21,7 +21,7 @@ from django.db.models import Count, Max
 
 from .. import changes
 from ..models import MAX_POSITION, Feature, Link, Release, Track
-from .areas import UNFILED_AREA, AreaResolver  # noqa: F401  (UNFILED_AREA: the importer's word)
+from .areas import AreaResolver
 
 TRACKED_FIELDS = ("title", "stability", "area", "position")
 RELEASE_FIELDS = (
