@@ -19,17 +19,20 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from simple_history.admin import SimpleHistoryAdmin
 
-from . import history, tracks
+from . import history, stages, tracks
 from .changes import acting_as
 from .models import (
     FEATURES_NEWEST_FIRST,
     NEWEST_FIRST,
     Area,
     AreaAlias,
+    ClaimStatus,
     Feature,
     Link,
     Release,
     Stability,
+    StageClaim,
+    StageSource,
     Track,
 )
 
@@ -234,6 +237,7 @@ class FeatureAdmin(CatalogAdmin):
         "title",
         "release",
         "stability",
+        "stage_source",
         "area",
         "position",
         "link_count",
@@ -245,6 +249,7 @@ class FeatureAdmin(CatalogAdmin):
     list_filter = [
         ("release", admin.RelatedOnlyFieldListFilter),
         "stability",
+        "stage_source",
         ("area", admin.RelatedOnlyFieldListFilter),
         HasMissingLinksFilter,
         "needs_approval",
@@ -260,6 +265,7 @@ class FeatureAdmin(CatalogAdmin):
         "title",
         "slug",
         "stability",
+        "stage_source",
         "area",
         "position",
         "track",
@@ -295,6 +301,12 @@ class FeatureAdmin(CatalogAdmin):
             for appearance in appearances
         )
         return format_html("<ol>{}</ol>", format_html_join("", "<li>{}: {} — {}{}</li>", rows))
+
+    def save_model(self, request, obj, form, change):
+        # A stability an editor sets is the editor's, unless they also said where it is from.
+        if "stability" in form.changed_data and "stage_source" not in form.changed_data:
+            obj.stage_source = StageSource.EDITOR if obj.stability else ""
+        super().save_model(request, obj, form, change)
 
     def has_merge_permission(self, request):
         """Merging moves features between tracks and deletes the tracks it leaves empty."""
@@ -417,7 +429,9 @@ class FeatureAdmin(CatalogAdmin):
     def _set_stability(self, request, queryset, stability):
         label = Stability(stability).label if stability else "no stability"
         with acting_as(f"marked {label} in the admin", request.user):
-            count = queryset.update(stability=stability)
+            count = queryset.update(
+                stability=stability, stage_source=StageSource.EDITOR if stability else ""
+            )
         self.message_user(request, f"Marked {count} feature(s) {label}.", messages.SUCCESS)
 
     @admin.action(description="Mark selected features Stable", permissions=["change"])
@@ -512,3 +526,60 @@ class AreaAliasAdmin(CatalogAdmin):
     search_fields = ["name", "area__name"]
     ordering = ["name"]
     autocomplete_fields = ["area"]
+
+
+@admin.register(StageClaim)
+class StageClaimAdmin(CatalogAdmin):
+    """
+    Stages a post states in prose. Pending claims change nothing: accepting one makes it an
+    appearance of its track at that stage in its release; rejecting an accepted one takes
+    that appearance back.
+    """
+
+    list_display = ["subject", "release", "stability", "phrase", "line", "track", "status"]
+    list_filter = ["status", ("release", admin.RelatedOnlyFieldListFilter), "stability"]
+    list_select_related = ["release", "track"]
+    search_fields = ["subject", "phrase", "track__name", "feature__title"]
+    ordering = ["-release__version_key", "line", "subject"]
+    autocomplete_fields = ["track", "feature"]
+    readonly_fields = ["release", "subject", "stability", "phrase", "line", "status"]
+    fields = [
+        "release",
+        "subject",
+        "stability",
+        "phrase",
+        "line",
+        "track",
+        "feature",
+        "status",
+    ]
+    actions = ["accept_claims", "reject_claims"]
+
+    def has_add_permission(self, request):
+        return False  # claims come from posts; an editor states a stage on the feature itself
+
+    def _decide(self, request, queryset, decide, verb):
+        done, refused = 0, []
+        with acting_as(f"{verb} in the admin", request.user):
+            for claim in queryset.select_related("release"):
+                try:
+                    decide(claim)
+                    done += 1
+                except stages.CannotDecide as error:
+                    refused.append(str(error))
+        if done:
+            self.message_user(request, f"{verb.capitalize()} {done} claim(s).", messages.SUCCESS)
+        for message in refused:
+            self.message_user(request, message, messages.ERROR)
+
+    @admin.action(description="Accept (an appearance at the claimed stage)", permissions=["change"])
+    def accept_claims(self, request, queryset):
+        self._decide(
+            request, queryset.exclude(status=ClaimStatus.ACCEPTED), stages.accept, "accepted"
+        )
+
+    @admin.action(description="Reject", permissions=["change"])
+    def reject_claims(self, request, queryset):
+        self._decide(
+            request, queryset.exclude(status=ClaimStatus.REJECTED), stages.reject, "rejected"
+        )

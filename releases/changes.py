@@ -39,9 +39,10 @@ REFERENCES = {
     "Track": ("area",),
     "Feature": ("release", "area", "track"),
     "Link": ("feature",),
+    "StageClaim": ("release", "feature", "track"),
 }
 # What a model's own natural key reads through.
-KEY_PATHS = {"Feature": ("release",), "Link": ("feature",)}
+KEY_PATHS = {"Feature": ("release",), "Link": ("feature",), "StageClaim": ("release",)}
 
 BATCH = 500  # ids per IN (...) list: well inside every database's limit on parameters
 
@@ -271,10 +272,14 @@ def describe(model, objects, using):
     return [
         (
             list(obj.natural_key()),
-            {name: list(getattr(obj, name).natural_key()) for name in references},
+            {name: natural_key_or_none(getattr(obj, name)) for name in references},
         )
         for obj in objects
     ]
+
+
+def natural_key_or_none(obj):
+    return list(obj.natural_key()) if obj is not None else None
 
 
 def prime(model, objects, names, using):
@@ -288,6 +293,7 @@ def prime(model, objects, names, using):
             if not field.is_cached(obj) and getattr(obj, field.attname) in found:
                 field.set_cached_value(obj, found[getattr(obj, field.attname)])
         related = [getattr(obj, name) for obj in objects]
+        related = [obj for obj in related if obj is not None]  # an optional reference
         inner = set(KEY_PATHS.get(related_model.__name__, ()))
         if inner:
             prime(related_model, related, inner, using)
@@ -370,6 +376,8 @@ def touch(model, objects, action, before, when, using):
             stamp_rows("Link", "feature__release__in", [release.pk])
     elif name == "AreaAlias":
         stamp_rows("Area", "pk__in", values("area_id"))
+    elif name == "StageClaim":
+        stamp_rows("Release", "pk__in", values("release_id"))
     elif name in ("Area", "Track"):
         shown = moved(["name", "slug"] if name == "Area" else ["slug"])
         field = name.lower()

@@ -3,7 +3,7 @@
 from django.contrib.auth.models import Group, Permission
 
 EDITORS_GROUP = "Editors"
-EDITED_MODELS = ["release", "feature", "link", "area", "areaalias", "track"]
+EDITED_MODELS = ["release", "feature", "link", "area", "areaalias", "track", "stageclaim"]
 ACTIONS = ["view", "add", "change"]
 # Merging and splitting delete the tracks they empty (a track with features cannot be
 # deleted: features protect it). Nothing else may editors delete; history keeps all.

@@ -17,7 +17,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, Subquery
 
 from .changes import CREATED, DELETED, UPDATED
-from .models import Area, AreaAlias, Feature, Link, Release, Track
+from .models import Area, AreaAlias, Feature, Link, Release, StageClaim, Track
 
 # The change log's types, in the order a mirror must apply changes made at the same moment:
 # what others refer to first.
@@ -28,6 +28,7 @@ TYPES = {
     "release": Release,
     "feature": Feature,
     "link": Link,
+    "claim": StageClaim,
 }
 ACTIONS = {CREATED: "created", UPDATED: "updated", DELETED: "deleted"}
 

@@ -283,3 +283,17 @@ class LinkManager(models.Manager.from_queryset(LinkQuerySet)):
         return self.get(
             feature__release__version=version, feature__slug=feature_slug, label=label, url=url
         )
+
+
+class StageClaimQuerySet(CatalogQuerySet):
+    def pending(self):
+        """Claims no editor has accepted or rejected yet: the editors' to-do list."""
+        return self.filter(status="pending")
+
+    def accepted(self):
+        return self.filter(status="accepted")
+
+
+class StageClaimManager(models.Manager.from_queryset(StageClaimQuerySet)):
+    def get_by_natural_key(self, version, line, subject):
+        return self.get(release__version=version, line=line, subject=subject)

@@ -21,6 +21,7 @@ from .managers import (
     FeatureManager,
     LinkManager,
     ReleaseManager,
+    StageClaimManager,
     TrackManager,
 )
 
@@ -31,6 +32,21 @@ class Stability(models.TextChoices):
     STABLE = "stable", "Stable"
     BETA = "beta", "Beta"
     PROTOTYPE = "prototype", "Prototype"
+
+
+class StageSource(models.TextChoices):
+    """Where an appearance's stability comes from."""
+
+    TAG = "tag", "The feature's own tag"
+    SECTION = "section", "The section it is listed under"
+    CLAIM = "claim", "An accepted claim in the post's prose"
+    EDITOR = "editor", "An editor"
+
+
+class ClaimStatus(models.TextChoices):
+    PENDING = "pending", "Awaiting review"
+    ACCEPTED = "accepted", "Accepted"
+    REJECTED = "rejected", "Rejected"
 
 
 # Higher is more mature; a feature with no stability has no rank and is never "promoted".
@@ -321,6 +337,13 @@ class Feature(Timestamped):
         blank=True,
         help_text="Empty when the post gives no stability (e.g. a domain library's release).",
     )
+    stage_source = models.CharField(
+        max_length=10,
+        choices=StageSource.choices,
+        blank=True,
+        help_text="Where the stability comes from: the feature's tag, its section, a claim in "
+        "the post's prose an editor accepted, or an editor. Empty without stability.",
+    )
     area = models.ForeignKey(
         Area,
         on_delete=models.PROTECT,
@@ -375,6 +398,10 @@ class Feature(Timestamped):
             ),
             models.CheckConstraint(
                 condition=Q(stability__in=[*Stability.values, ""]), name="feature_stability_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(stage_source__in=[*StageSource.values, ""]),
+                name="feature_stage_source_valid",
             ),
             models.CheckConstraint(
                 condition=Q(position__lte=MAX_POSITION), name="feature_position_in_range"
@@ -477,3 +504,76 @@ class Link(Timestamped):
     @property
     def is_missing(self):
         return not self.url
+
+
+class StageClaim(Timestamped):
+    """
+    A sentence of a release's post that states a capability's stage in prose ("X is now
+    stable", "X graduates to beta"), found by the importer. Accepted, it is an appearance of
+    the track at that stage in that release; until then it changes nothing.
+    """
+
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="stage_claims")
+    subject = models.CharField(max_length=200, help_text="The capability, as the post names it.")
+    stability = models.CharField(
+        max_length=10, choices=Stability.choices, help_text="The stage the sentence states."
+    )
+    phrase = models.CharField(
+        max_length=100, help_text='The words that state it, e.g. "graduates to beta".'
+    )
+    line = models.PositiveIntegerField(help_text="Where the sentence is in the post, from 1.")
+    feature = models.ForeignKey(
+        Feature,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="stage_claims",
+        help_text="The release's feature it is about, if the release has one.",
+    )
+    track = models.ForeignKey(
+        Track,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="stage_claims",
+        help_text="The capability it is about. Accepting a claim about a track with no feature "
+        "in this release adds one, at the claimed stage.",
+    )
+    status = models.CharField(
+        max_length=10,
+        choices=ClaimStatus.choices,
+        default=ClaimStatus.PENDING,
+        help_text="Pending claims change nothing until an editor accepts them.",
+    )
+
+    objects = StageClaimManager()
+    history = history()
+
+    class Meta:
+        ordering = ["release", "line", "subject"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["release", "line", "subject"], name="stageclaim_unique_per_line"
+            ),
+            models.CheckConstraint(
+                condition=Q(stability__in=Stability.values), name="stageclaim_stability_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=ClaimStatus.values), name="stageclaim_status_valid"
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["release"],
+                condition=Q(status="pending"),
+                name="stageclaim_pending_idx",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.subject}: {self.stability} ({self.release.version}, line {self.line})"
+
+    def natural_key(self):
+        return (*self.release.natural_key(), self.line, self.subject)
+
+    natural_key.dependencies = ["releases.release", "releases.feature", "releases.track"]

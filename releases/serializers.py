@@ -4,7 +4,7 @@ from collections import defaultdict
 
 from rest_framework import serializers
 
-from .models import Area, Feature, Link, Release, Stability, Track
+from .models import Area, Feature, Link, Release, Stability, StageSource, Track
 
 
 class BlankAsNullURLField(serializers.URLField):
@@ -19,6 +19,22 @@ class StabilityField(serializers.ChoiceField):
 
     def __init__(self, **kwargs):
         super().__init__(choices=Stability.choices, allow_null=True, **kwargs)
+
+    def to_representation(self, value):
+        return value or None
+
+
+class StageSourceField(serializers.ChoiceField):
+    """Where a stability comes from; null where there is no stability."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault(
+            "help_text",
+            "Where the stability comes from: the feature's own tag, the section it is listed "
+            "under, a claim in the post's prose an editor accepted, or an editor. null without "
+            "stability.",
+        )
+        super().__init__(choices=StageSource.choices, allow_null=True, **kwargs)
 
     def to_representation(self, value):
         return value or None
@@ -45,6 +61,7 @@ class LinkListSerializer(LinkSerializer):
 class FeatureSerializer(serializers.ModelSerializer):
     release = serializers.CharField(source="release.version", help_text="The release's version.")
     stability = StabilityField()
+    stage_source = StageSourceField()
     area = serializers.CharField(source="area.slug", help_text="The area's slug.")
     area_name = serializers.CharField(source="area.name")
     track = serializers.CharField(source="track.slug", help_text="The track's slug.")
@@ -57,6 +74,7 @@ class FeatureSerializer(serializers.ModelSerializer):
             "title",
             "slug",
             "stability",
+            "stage_source",
             "area",
             "area_name",
             "summary",
@@ -111,11 +129,12 @@ class AppearanceSerializer(serializers.ModelSerializer):
 
     release = serializers.CharField(source="release.version")
     stability = StabilityField()
+    stage_source = StageSourceField()
     feature = serializers.CharField(source="slug", help_text="The feature's slug.")
 
     class Meta:
         model = Feature
-        fields = ["release", "stability", "feature", "title"]
+        fields = ["release", "stability", "stage_source", "feature", "title"]
 
 
 class TrackSerializer(serializers.ModelSerializer):
@@ -216,6 +235,7 @@ FEATURE_API_VALUES = {
     "title": "title",
     "slug": "slug",
     "stability": "stability",
+    "stage_source": "stage_source",
     "area": "area__slug",
     "area_name": "area__name",
     "summary": "summary",
@@ -245,6 +265,7 @@ def feature_items(rows):
         {
             **{key: row[path] for key, path in FEATURE_API_VALUES.items()},
             "stability": row["stability"] or None,
+            "stage_source": row["stage_source"] or None,
             "links": links[row["pk"]],
         }
         for row in rows

@@ -33,6 +33,26 @@ def catalog(db):
 
 
 @pytest.fixture
+def editor(catalog):
+    """A member of "Editors" who is not a superuser, made as the README says."""
+    from django.contrib.auth.models import User
+
+    from releases.editors import EDITORS_GROUP
+
+    call_command("create_editor", "eddie", "--no-input", verbosity=0)
+    user = User.objects.get(username="eddie")
+    assert user.is_staff and not user.is_superuser
+    assert list(user.groups.values_list("name", flat=True)) == [EDITORS_GROUP]
+    return user
+
+
+@pytest.fixture
+def editor_client(client, editor):
+    client.force_login(editor)
+    return client
+
+
+@pytest.fixture
 def live_catalog(transactional_db, live_server):
     """The seed catalog behind a real HTTP server."""
     call_command("load_catalog", verbosity=0)

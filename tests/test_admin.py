@@ -2,7 +2,6 @@
 
 import pytest
 from django.contrib.auth.models import Group, User
-from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -14,32 +13,17 @@ from tests.factories import FeatureFactory, ReleaseFactory
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def editor(catalog):
-    call_command("create_editor", "eddie", "--no-input", verbosity=0)
-    user = User.objects.get(username="eddie")
-    assert user.is_staff and not user.is_superuser
-    assert list(user.groups.values_list("name", flat=True)) == [EDITORS_GROUP]
-    return user
-
-
-@pytest.fixture
-def editor_client(client, editor):
-    client.force_login(editor)
-    return client
-
-
 def test_editors_group_may_view_add_and_change_but_delete_only_emptied_tracks(db):
     codenames = set(
         Group.objects.get(name=EDITORS_GROUP).permissions.values_list("codename", flat=True)
     )
-    for model in ["release", "feature", "link", "area", "areaalias", "track"]:
+    for model in ["release", "feature", "link", "area", "areaalias", "track", "stageclaim"]:
         assert {f"view_{model}", f"add_{model}", f"change_{model}"} <= codenames
     # Merging and splitting delete the tracks they empty; features protect every other track.
     assert {name for name in codenames if name.startswith("delete_")} == {"delete_track"}
 
 
-@pytest.mark.parametrize("model", ["release", "feature", "link", "area", "track"])
+@pytest.mark.parametrize("model", ["release", "feature", "link", "area", "track", "stageclaim"])
 def test_editor_sees_every_changelist(editor_client, model):
     response = editor_client.get(reverse(f"admin:releases_{model}_changelist"))
     assert response.status_code == 200
@@ -105,6 +89,7 @@ def test_editor_fixes_a_features_stability(editor_client):
     )
     feature.refresh_from_db()
     assert feature.stability == Stability.BETA
+    assert feature.stage_source == "editor"  # no longer the post's tag
 
 
 def test_editor_fills_in_a_missing_link_from_the_changelist(editor_client):

@@ -66,8 +66,8 @@ def test_release_date_and_search_filters(api):
 def test_release_detail_lists_its_features_in_post_order(api):
     release = api("/api/releases/1.8/").json()
     assert release["version"] == "1.8"
-    assert len(release["features"]) == 14
-    assert [f["position"] for f in release["features"]] == list(range(1, 15))
+    assert len(release["features"]) == 16  # 14 tagged, 2 from the prose's accepted claims
+    assert [f["position"] for f in release["features"]] == list(range(1, 17))
     assert release["features"][0]["links"][0]["url"].startswith("https://pytorch.org/blog/")
 
 
@@ -96,6 +96,7 @@ def test_feature_items_have_their_contract(api):
         "title": "Benchmark Utilities",
         "slug": "benchmark-utilities",
         "stability": "beta",
+        "stage_source": "tag",
         "area": "performance-profiling",
         "area_name": "Performance & Profiling",
         "summary": item["summary"],
@@ -138,7 +139,10 @@ def test_features_without_stability(api):
 def test_stable_features_since_1_8(api):
     response = api("/api/features/", stability="stable", min_version="1.8", page_size=100)
     assert {item["release"] for item in response.json()["results"]} == {"1.8", "1.9"}
-    assert response.json()["count"] == 5
+    # Three tagged Stable, two stated stable in 1.8's prose (accepted claims).
+    assert response.json()["count"] == 7
+    sources = [item["stage_source"] for item in response.json()["results"]]
+    assert sorted(sources) == ["claim", "claim", "tag", "tag", "tag", "tag", "tag"]
 
 
 def test_max_version_and_several_areas(api):
@@ -156,7 +160,7 @@ def test_has_missing_links(api):
         ("1.6", "rpc-asynchronous-user-functions"),
     }
     complete = api("/api/features/", has_missing_links="false").json()["count"]
-    assert complete + missing["count"] == 67
+    assert complete + missing["count"] == 71
 
 
 def test_search_matches_title_and_summary_words(api):
@@ -201,9 +205,9 @@ def test_link_filters(api):
 
 def test_areas_with_feature_counts(api):
     areas = {area["slug"]: area for area in api("/api/areas/", page_size=100).json()["results"]}
-    assert areas["distributed-training"]["feature_count"] == 21
+    assert areas["distributed-training"]["feature_count"] == 24  # three from claims
     assert "Front End APIs" in areas["frontend-apis"]["aliases"]
-    assert sum(area["feature_count"] for area in areas.values()) == 67
+    assert sum(area["feature_count"] for area in areas.values()) == 71
     assert api("/api/areas/mobile/").json()["name"] == "Mobile"
 
 
@@ -359,6 +363,6 @@ def test_list_items_are_exactly_what_the_serializer_documents(catalog):
     features = Feature.objects.for_release_page().published()
     documented = {(f["release"], f["slug"]): f for f in FeatureSerializer(features, many=True).data}
     served = feature_items(list(feature_values(Feature.objects.for_api())))
-    assert len(served) == len(documented) == 67
+    assert len(served) == len(documented) == 71
     for item in served:
         assert json.dumps(item) == json.dumps(documented[(item["release"], item["slug"])])

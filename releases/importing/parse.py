@@ -37,6 +37,7 @@ import yaml
 from markdown_it import MarkdownIt
 
 from .. import versions
+from . import claims
 
 DEFAULT_BASE_URL = "https://pytorch.org/"
 
@@ -155,17 +156,34 @@ class ParsedLink:
         return not self.url
 
 
+# Where a feature's stability comes from: its own tag ("[Beta] X", "X (Prototype)"), or the
+# section it is listed under ("Prototype Features").
+TAG, SECTION = "tag", "section"
+
+
 @dataclass
 class ParsedFeature:
     title: str
     slug: str
     stability: str | None
+    stage_source: str  # TAG, SECTION, or "" without stability
     area: str  # the heading the post files it under; "" when it has none
     position: int
     line: int
     links: list[ParsedLink] = field(default_factory=list)
     # Links the catalog will not store, each with why: (line, label, reason).
     left_out: list[tuple[int, str, str]] = field(default_factory=list)
+
+
+@dataclass
+class ParsedClaim:
+    """A sentence of the post's prose that states a stage (see ``claims``)."""
+
+    subject: str  # the capability as the post names it; the feature's title for "it"
+    stability: str
+    phrase: str  # the words that state it, e.g. "graduates to beta"
+    line: int
+    feature: str | None  # the slug of the post's feature it names, if it names one
 
 
 @dataclass
@@ -180,6 +198,7 @@ class ParsedPost:
     contributor_count: int | None
     features: list[ParsedFeature]
     skipped_sections: list[str]
+    claims: list[ParsedClaim] = field(default_factory=list)
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -714,7 +733,7 @@ def inline_feature_start(block, default_stability):
     title, tag = split_stability(name)
     title = title.rstrip(" :-–—")
     if tag is not None and title:
-        return title, tag
+        return title, tag, TAG
     if (
         default_stability is not None
         and block.list_id is not None
@@ -722,26 +741,29 @@ def inline_feature_start(block, default_stability):
         and title
         and not NON_FEATURE_RE.search(title)
     ):
-        return title, default_stability
+        return title, default_stability, SECTION
     return None
 
 
 def split_inline_features(blocks, default_stability):
-    """Group a section's own blocks: [(title, stability, blocks)] and the blocks left over."""
+    """
+    Group a section's own blocks: [(title, stability, source, blocks)] and the blocks left
+    over.
+    """
     features, rest = [], []
     current = None
     for block in blocks:
         start = inline_feature_start(block, default_stability)
         if start is not None:
-            current = (start[0], start[1], [block], block.item_id)
+            current = (*start, [block], block.item_id)
             features.append(current)
-        elif current is not None and (current[3] is None or block.item_id == current[3]):
+        elif current is not None and (current[4] is None or block.item_id == current[4]):
             # A bold item owns the rest of its list item; a bold paragraph owns what follows.
-            current[2].append(block)
+            current[3].append(block)
         else:
             current = None
             rest.append(block)
-    return [(title, stability, blocks) for title, stability, blocks, _ in features], rest
+    return [feature[:4] for feature in features], rest
 
 
 def drop_sign_off(section):
@@ -770,8 +792,9 @@ class _Collector:
         self.base_url = base_url
         self.features = []
         self.skipped = []
+        self.owner = {}  # id(block) -> the feature whose text it is
 
-    def add(self, title, stability, area, blocks, line):
+    def add(self, title, stability, area, blocks, line, source=""):
         links, left_out = [], []
         for link in links_of(blocks, self.base_url):
             problem = link_problem(link)
@@ -779,11 +802,14 @@ class _Collector:
                 links.append(link)
             else:
                 left_out.append((link.line, link.label, problem))
+        for block in blocks:
+            self.owner[id(block)] = len(self.features)
         self.features.append(
             ParsedFeature(
                 title=title,
                 slug="",
                 stability=stability,
+                stage_source=source if stability else "",
                 area=area,
                 position=len(self.features) + 1,
                 line=line,
@@ -794,8 +820,8 @@ class _Collector:
 
     def add_inline(self, blocks, area, default_stability):
         features, _ = split_inline_features(blocks, default_stability)
-        for title, stability, feature_blocks in features:
-            self.add(title, stability, area, feature_blocks, feature_blocks[0].line)
+        for title, stability, source, feature_blocks in features:
+            self.add(title, stability, area, feature_blocks, feature_blocks[0].line, source)
 
     def visit(self, section, area, default_stability, top_level):
         heading = section.heading
@@ -806,7 +832,7 @@ class _Collector:
         section_stability = stability_of_section(title) if tag is None else None
         stability = tag or section_stability or default_stability
         inline, _ = split_inline_features(section.blocks, stability)
-        introduces_a_list = any(blocks[0].list_id for _, _, blocks in inline)
+        introduces_a_list = any(blocks[0].list_id for *_, blocks in inline)
         if tag is not None and not introduces_a_list:
             self.add_heading_feature(section, title, tag, area, default_stability, top_level)
             return
@@ -845,7 +871,8 @@ class _Collector:
                 separate.append(child)
             else:
                 own.extend(child.subtree_blocks())
-        self.add(title, stability, area, own, section.heading.line)
+        tagged = split_stability(section.heading.text)[1] is not None
+        self.add(title, stability, area, own, section.heading.line, TAG if tagged else SECTION)
         self.add_inline(section.blocks[first_inline:], area, default_stability)
         for child in separate:
             self.visit(child, area, default_stability, top_level)
@@ -964,6 +991,7 @@ def parse_post(text, filename="", version=None, base_url=DEFAULT_BASE_URL):
         seen[base] = seen.get(base, 0) + 1
         feature.slug = base if seen[base] == 1 else f"{base}-{seen[base]}"
     facts = preamble_facts(tree.blocks, base_url)
+    blocks = [item for item in items if isinstance(item, Block)]
     permalink = str(meta.get("permalink") or meta.get("url") or "").strip()
     return ParsedPost(
         title=title,
@@ -976,7 +1004,69 @@ def parse_post(text, filename="", version=None, base_url=DEFAULT_BASE_URL):
         contributor_count=facts["contributor_count"],
         features=collector.features,
         skipped_sections=collector.skipped,
+        claims=stage_claims(blocks, collector),
     )
+
+
+def text_with_lines(block):
+    """A paragraph's plain text, and a function from an offset in it to the post's line."""
+    parts, starts = [], [(0, block.line)]
+    length, line = 0, block.line
+    for token in block.token.children or ():
+        if token.type in {"text", "code_inline"}:
+            parts.append(token.content)
+            length += len(token.content)
+        elif token.type in {"softbreak", "hardbreak"}:
+            parts.append(" ")
+            length += 1
+            line += 1
+            starts.append((length, line))
+
+    def line_at(offset):
+        return max((start for start in starts if start[0] <= offset), default=starts[0])[1]
+
+    return "".join(parts), line_at
+
+
+# A claim names a feature of the post when its subject matches the title this well.
+CLAIM_MATCH = 0.5
+
+
+def stage_claims(blocks, collector):
+    """Every stage claim in the post's prose, each with the post's feature it names, if any."""
+    features = collector.features
+    result = []
+    for block in blocks:
+        if block.kind != "inline":
+            continue
+        own_index = collector.owner.get(id(block))
+        own = features[own_index] if own_index is not None else None
+        text, line_at = text_with_lines(block)
+        for claim in claims.find_claims(text, line_at):
+            if claim.names_section:
+                if own is None:
+                    continue  # "it is in beta" outside any feature names nothing we know
+                named, subject = own, own.title
+            else:
+                subject = claim.subject
+                scored = [
+                    (claims.names_match(subject, feature.title), feature is own, -index, feature)
+                    for index, feature in enumerate(features)
+                ]
+                best = max(scored, key=lambda item: item[:3], default=None)
+                # Prose under a feature's heading speaks of that feature unless it names
+                # another one of the post.
+                named = best[3] if best is not None and best[0] >= CLAIM_MATCH else own
+            result.append(
+                ParsedClaim(
+                    subject=subject[:200],
+                    stability=claim.stability,
+                    phrase=claim.phrase[:100],
+                    line=claim.line,
+                    feature=named.slug if named is not None else None,
+                )
+            )
+    return result
 
 
 def key_line(text, key):

@@ -20,10 +20,20 @@ from django.db import transaction
 from django.db.models import Count, Max
 
 from .. import changes
-from ..models import MAX_POSITION, Feature, Link, Release, Track
+from ..models import (
+    MAX_POSITION,
+    ClaimStatus,
+    Feature,
+    Link,
+    Release,
+    StageClaim,
+    StageSource,
+    Track,
+)
+from ..stages import TrackNames
 from .areas import AreaResolver
 
-TRACKED_FIELDS = ("title", "stability", "area", "position")
+TRACKED_FIELDS = ("title", "stability", "stage_source", "area", "position")
 RELEASE_FIELDS = (
     "title",
     "release_date",
@@ -62,6 +72,9 @@ class ImportReport:
     new_areas: list = field(default_factory=list)
     release_changes: list = field(default_factory=list)
     left_out: list = field(default_factory=list)
+    claims: int = 0  # stage claims in the post's prose
+    claims_created: list = field(default_factory=list)
+    claims_to_review: int = 0  # of those created, the ones an editor must decide
 
     @property
     def changed_anything(self):
@@ -71,6 +84,7 @@ class ImportReport:
             or self.created
             or self.updated
             or self.links_created
+            or self.claims_created
         )
 
     def lines(self):
@@ -95,6 +109,12 @@ class ImportReport:
         ]
         lines += [f"  + {item}" for item in self.created]
         lines += [f"  ~ {item}" for item in self.updated]
+        if self.claims:
+            lines.append(
+                f"Stage claims in the prose: {self.claims} found, {len(self.claims_created)} "
+                f"new, {self.claims_to_review} awaiting an editor's review"
+            )
+            lines += [f"  * {item}" for item in self.claims_created]
         if self.awaiting_approval:
             lines.append(
                 f"{len(self.awaiting_approval)} new feature(s) await an editor's approval: the "
@@ -207,6 +227,7 @@ class Plan:
                 parsed.features[MAX_POSITION].line,
             )
         existing = {}
+        self.features_by_slug = {}
         if release.pk:
             features = release.features.select_related("area").prefetch_related("links")
             existing = {feature.slug: feature for feature in features}
@@ -220,9 +241,13 @@ class Plan:
                 self.plan_update(feature, parsed_feature, area)
                 current_links = list(feature.links.all())
             self.plan_links(feature, parsed_feature, current_links)
+            self.features_by_slug[parsed_feature.slug] = feature
         for area in self.areas.created:
             validate(area, None)
-        report.not_in_post = sorted(existing)
+        self.plan_claims(existing)
+        report.not_in_post = sorted(
+            slug for slug, feature in existing.items() if feature.stage_source != StageSource.CLAIM
+        )
         report.new_areas = [area.name for area in self.areas.created]
         self.fingerprint = fingerprint(release)
 
@@ -233,6 +258,7 @@ class Plan:
             slug=parsed_feature.slug,
             title=values["title"],
             stability=values["stability"],
+            stage_source=values["stage_source"],
             area=area,
             position=values["position"],
             imported_values=values,
@@ -265,6 +291,7 @@ class Plan:
         current = {
             "title": feature.title,
             "stability": feature.stability,
+            "stage_source": feature.stage_source,
             "area": feature.area.slug,
             "position": feature.position,
         }
@@ -328,6 +355,66 @@ class Plan:
             self.new_links.append(link)
             self.report.links_created += 1
 
+    def plan_claims(self, others):
+        """
+        The post's stage claims the release does not hold yet, each attached to the feature
+        or track it names: a feature of the post, else the catalog's track that fits best.
+        A claim that states the stage its own feature's tag gives is accepted as it is; the
+        others wait for an editor. Claims already held keep their editor's decision.
+        """
+        claims = self.parsed.claims
+        self.report.claims = len(claims)
+        self.new_claims = []
+        if not claims:
+            return
+        held = set()
+        if self.release.pk:
+            held = set(self.release.stage_claims.values_list("line", "subject"))
+        by_slug = self.features_by_slug
+        by_track = {
+            feature.track_id: feature
+            for feature in [*by_slug.values(), *others.values()]
+            if feature.track_id
+        }
+        tracks = None
+        for parsed_claim in claims:
+            subject = parsed_claim.subject[:200]
+            if (parsed_claim.line, subject) in held:
+                continue
+            held.add((parsed_claim.line, subject))
+            feature = by_slug.get(parsed_claim.feature)
+            track_id = None
+            if feature is None:
+                tracks = tracks or TrackNames(exclude_release=self.release)
+                track_id = tracks.best(subject)
+                feature = by_track.get(track_id)
+            confirms = (
+                feature is not None
+                and feature.stability == parsed_claim.stability
+                and feature.stage_source == StageSource.TAG
+            )
+            claim = StageClaim(
+                release=self.release,
+                subject=subject,
+                stability=parsed_claim.stability,
+                phrase=parsed_claim.phrase[:100],
+                line=parsed_claim.line,
+                feature=feature,
+                track_id=track_id,
+                status=ClaimStatus.ACCEPTED if confirms else ClaimStatus.PENDING,
+            )
+            validate(claim, parsed_claim.line, exclude=["release", "feature", "track"])
+            self.new_claims.append(claim)
+            target = feature.slug if feature is not None else "names no track yet"
+            if track_id is not None and feature is None:
+                target = f"track {Track.objects.get(pk=track_id).slug}"
+            verdict = "agrees with its tag" if confirms else "to review"
+            self.report.claims_to_review += not confirms
+            self.report.claims_created.append(
+                f"line {parsed_claim.line}: '{subject}' {parsed_claim.stability} "
+                f"({target}; {verdict})"
+            )
+
     def apply(self, source=""):
         """Write the plan in one short transaction; re-plan first if the catalog moved."""
         if not self.report.changed_anything and not self.changed_features:
@@ -348,9 +435,14 @@ class Plan:
         Feature.objects.bulk_create(self.new_features)
         if self.changed_features:
             Feature.objects.bulk_update(
-                self.changed_features, ["title", "stability", "area", "position", "imported_values"]
+                self.changed_features,
+                ["title", "stability", "stage_source", "area", "position", "imported_values"],
             )
         Link.objects.bulk_create(self.new_links)
+        for claim in self.new_claims:
+            if claim.feature is not None and claim.track_id is None:
+                claim.track = claim.feature.track
+        StageClaim.objects.bulk_create(self.new_claims)
 
 
 def fingerprint(release):
@@ -371,6 +463,7 @@ def imported_values(parsed_feature, area):
     return {
         "title": parsed_feature.title[:200],
         "stability": parsed_feature.stability or "",
+        "stage_source": parsed_feature.stage_source or "",
         "area": area.slug,
         "position": parsed_feature.position,
     }
@@ -395,7 +488,8 @@ def compare(parsed, release):
             )
             continue
         stability = parsed_feature.stability or ""
-        if feature.stability != stability:
+        # A stage from an accepted claim is the post's own prose speaking, not a difference.
+        if feature.stability != stability and feature.stage_source != StageSource.CLAIM:
             differences.append(
                 f"{slug}: stability '{feature.stability or 'none'}' in the catalog, "
                 f"'{stability or 'none'}' in the post"
@@ -423,5 +517,20 @@ def compare(parsed, release):
         for label in sorted(catalog_missing - post_missing):
             differences.append(f"{slug}: missing link '{label}' in the catalog, not in the post")
     for slug in sorted(catalog):
-        differences.append(f"{slug}: in the catalog, not in the post")
+        if catalog[slug].stage_source != StageSource.CLAIM:
+            differences.append(f"{slug}: in the catalog, not in the post")
+    post_claims = {(claim.line, claim.subject[:200]): claim.stability for claim in parsed.claims}
+    catalog_claims = {
+        (claim.line, claim.subject): claim.stability for claim in release.stage_claims.all()
+    }
+    for line, subject in sorted(post_claims.keys() - catalog_claims.keys()):
+        differences.append(f"claim on line {line} '{subject}': in the post, not in the catalog")
+    for line, subject in sorted(catalog_claims.keys() - post_claims.keys()):
+        differences.append(f"claim on line {line} '{subject}': in the catalog, not in the post")
+    for key in sorted(post_claims.keys() & catalog_claims.keys()):
+        if post_claims[key] != catalog_claims[key]:
+            differences.append(
+                f"claim on line {key[0]} '{key[1]}': '{catalog_claims[key]}' in the catalog, "
+                f"'{post_claims[key]}' in the post"
+            )
     return differences

@@ -17,7 +17,7 @@ from django.conf import settings
 from django.core import serializers
 from django.core.management.base import BaseCommand, CommandError
 
-from releases.models import Area, AreaAlias, Feature, Link, Release, Track
+from releases.models import Area, AreaAlias, Feature, Link, Release, StageClaim, Track
 
 
 def serialize(objects):
@@ -68,8 +68,14 @@ class Command(BaseCommand):
                 .select_related("feature__release")
                 .order_by("feature__position", "position", "pk")
             )
+            claims = (
+                StageClaim.objects.filter(release=release)
+                .select_related("release", "feature__release", "track")
+                .order_by("line", "subject")
+            )
             self.write(
-                folder / f"pytorch-{release.version}.json", serialize([release, *features, *links])
+                folder / f"pytorch-{release.version}.json",
+                serialize([release, *features, *links, *claims]),
             )
 
     def write(self, path, data):

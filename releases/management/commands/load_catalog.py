@@ -133,6 +133,7 @@ class Command(BaseCommand):
                 continue
             areas = references(items, "releases.feature", "area")
             tracks = references(items, "releases.feature", "track")
+            tracks |= references(items, "releases.stageclaim", "track")
             if "tracks.json" in by_name:
                 track_items = read(by_name["tracks.json"])
                 wanted = [i for i in track_items if (i["fields"]["slug"],) in tracks]
