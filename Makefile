@@ -78,9 +78,13 @@ bench: install
 		else echo "wrk is not installed: sudo apt-get install wrk"; exit 1; fi; }
 	$(BIN)/python -m bench.run $(BENCH_ARGS)
 
-# How well the post parser reads the sample posts in tests/samples (answer keys beside them).
+# How well the post parser reads the sample posts in tests/samples (answer keys beside them),
+# and, given POSTS=<a checkout of the blog's _posts>, the real posts of tests/answer_keys.
 parser-report: install
 	$(BIN)/python -m releases.importing.accuracy tests/samples
+	@if [ -n "$(POSTS)" ]; then \
+		$(BIN)/python -m releases.importing.accuracy tests/answer_keys --posts "$(POSTS)"; \
+	else echo "(make parser-report POSTS=path/to/_posts also scores tests/answer_keys)"; fi
 
 lint: install-dev
 	$(BIN)/ruff check .

@@ -254,3 +254,16 @@ def test_the_fixtures_hold_every_seed_claim_accepted_only_where_unambiguous(cata
     } <= by_status["accepted"]
     assert ("1.7", "RRef helper") in by_status["pending"]
     assert all(claim.track is None for claim in claims if claim.status == "pending")
+
+
+def test_an_introduced_library_imports_with_its_prose_stage_confirmed(db, tmp_path):
+    from tests.conftest import SAMPLES_DIR
+
+    path = tmp_path / "2031-1-9-pytorch-2-30.md"
+    path.write_text((SAMPLES_DIR / "structure.md").read_text())
+    output = run(path)
+    weave = Feature.objects.get(release__version="2.30", title="TorchWeave")
+    assert (weave.stability, weave.stage_source) == ("beta", "claim")
+    (claim,) = StageClaim.objects.filter(release__version="2.30")
+    assert (claim.feature, claim.status) == (weave, ClaimStatus.ACCEPTED)
+    assert "'TorchWeave' beta (torchweave; states its own section's stage)" in output

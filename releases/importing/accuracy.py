@@ -1,21 +1,28 @@
 """
-Measure the parser against hand-made answer keys: how many announced features it finds, with
-the right stability, how many of their link URLs, and how many features it invents.
+Measure the parser against hand-made answer keys: which announced features it finds (recall),
+how many it invents (precision), with the right stability, how many of their link URLs, and
+which stage claims in the prose it finds.
 
     python -m releases.importing.accuracy tests/samples
+    python -m releases.importing.accuracy tests/answer_keys --posts PATH/TO/_posts
 
-Each ``NAME.md`` post is scored against ``NAME.expected.json``:
-``{"version": "2.20", "features": [{"title": ..., "stability": "beta" | null,
-"links": [url, ...], "missing": [label, ...]}]}``.
+In the first form each ``NAME.md`` is scored against ``NAME.expected.json`` beside it. In the
+second, each key names its post (``"post": "2024-01-30-pytorch2-2.md"``), read from a checkout
+of the blog: the keys hold facts only, the posts stay where they are published.
+
+A key: ``{"version": "2.20", "features": [{"title": ..., "stability": "beta" | null,
+"links": [url, ...], "missing": [label, ...]}], "claims": [{"subject": ..., "stability": ...}]}``.
 """
 
+import argparse
 import json
 import re
 import sys
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from .parse import parse_file
+from .claims import names_match
+from .parse import PostError, parse_file
 
 
 def title_key(title):
@@ -25,13 +32,16 @@ def title_key(title):
 @dataclass
 class Score:
     features: int = 0  # announced, in the answer key
-    found: int = 0  # of those, extracted
+    extracted: int = 0  # what the parser found, right or wrong
+    found: int = 0  # announced and extracted
     right_stability: int = 0  # of those, with the right stability
-    false_features: int = 0  # extracted, but not announced
     links: int = 0  # link URLs in the answer key
     links_found: int = 0
     missing: int = 0  # missing-link placeholders in the answer key
     missing_found: int = 0
+    claims: int = 0  # stage claims in the answer key
+    claims_found: int = 0
+    claims_extracted: int = 0
 
     def __add__(self, other):
         return Score(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
@@ -41,74 +51,136 @@ class Score:
         return part / whole if whole else 1.0
 
     @property
+    def false_features(self):
+        return self.extracted - self.found
+
+    @property
     def feature_recall(self):
         return self.ratio(self.found, self.features)
 
     @property
+    def feature_precision(self):
+        return self.ratio(self.found, self.extracted)
+
+    @property
+    def feature_f1(self):
+        recall, precision = self.feature_recall, self.feature_precision
+        return 2 * recall * precision / (recall + precision) if recall + precision else 0.0
+
+    @property
     def stability_accuracy(self):
-        """Announced features found *and* given the right stability."""
-        return self.ratio(self.right_stability, self.features)
+        """Of the announced features found, those given the right stability."""
+        return self.ratio(self.right_stability, self.found)
 
     @property
     def link_recall(self):
         return self.ratio(self.links_found, self.links)
 
+    @property
+    def claim_recall(self):
+        return self.ratio(self.claims_found, self.claims)
 
-def score(post_path, expected_path):
-    expected = json.loads(Path(expected_path).read_text(encoding="utf-8"))
-    parsed = parse_file(post_path)
-    extracted = {title_key(feature.title): feature for feature in parsed.features}
-    result = Score()
+
+def score_post(post_path, expected):
+    """(Score, invented titles, error) of one post against its key."""
+    try:
+        parsed = parse_file(post_path)
+    except PostError as error:
+        result = Score(features=len(expected["features"]))
+        return result, [], f"{error.message} (line {error.line})"
+    extracted = {}
+    for feature in parsed.features:
+        extracted.setdefault(title_key(feature.title), []).append(feature)
+    result = Score(extracted=len(parsed.features))
     for item in expected["features"]:
         result.features += 1
         result.links += len(item.get("links", []))
         result.missing += len(item.get("missing", []))
-        feature = extracted.pop(title_key(item["title"]), None)
-        if feature is None:
+        same = extracted.get(title_key(item["title"]))
+        if not same:
             continue
+        feature = same.pop(0)
         result.found += 1
-        result.right_stability += feature.stability == item["stability"]
+        result.right_stability += (feature.stability or None) == item["stability"]
         urls = {link.url for link in feature.links if link.url}
         result.links_found += len(urls & set(item.get("links", [])))
         labels = {link.label.lower() for link in feature.links if not link.url}
         result.missing_found += len(labels & {label.lower() for label in item.get("missing", [])})
-    result.false_features = len(extracted)
-    return result, sorted(feature.title for feature in extracted.values())
+    invented = sorted(feature.title for same in extracted.values() for feature in same)
+    expected_claims = expected.get("claims", [])
+    result.claims = len(expected_claims)
+    result.claims_extracted = len(parsed.claims)
+    unmatched = list(parsed.claims)
+    for item in expected_claims:
+        match = next(
+            (
+                claim
+                for claim in unmatched
+                if claim.stability == item["stability"]
+                and names_match(item["subject"], claim.subject) >= 0.5
+            ),
+            None,
+        )
+        if match is not None:
+            unmatched.remove(match)
+            result.claims_found += 1
+    return result, invented, None
 
 
-def report(folder):
-    lines, total = [], Score()
+def pairs(folder, posts):
+    """(name, post path, key) for each answer key in ``folder``."""
+    folder = Path(folder)
+    if posts is None:
+        for key_path in sorted(folder.glob("*.expected.json")):
+            post_path = key_path.with_name(key_path.name.replace(".expected.json", ".md"))
+            yield post_path.name, post_path, json.loads(key_path.read_text(encoding="utf-8"))
+    else:
+        for key_path in sorted(folder.glob("*.json")):
+            key = json.loads(key_path.read_text(encoding="utf-8"))
+            yield key["post"], Path(posts) / key["post"], key
+
+
+def report(folder, posts=None):
     header = (
-        f"{'post':28} {'features':>9} {'stability':>9} {'links':>9} {'missing':>8} {'false':>5}"
+        f"{'post':44} {'features':>9} {'prec':>5} {'F1':>5} {'stability':>9} {'links':>9} "
+        f"{'missing':>7} {'claims':>7}"
     )
-    lines.append(header)
-    for expected_path in sorted(Path(folder).glob("*.expected.json")):
-        post_path = expected_path.with_name(expected_path.name.replace(".expected.json", ".md"))
-        result, invented = score(post_path, expected_path)
+    lines, total = [header], Score()
+    for name, post_path, key in pairs(folder, posts):
+        result, invented, error = score_post(post_path, key)
         total += result
         lines.append(
-            f"{post_path.name:28} {result.found:>4}/{result.features:<4} "
-            f"{result.right_stability:>4}/{result.features:<4} "
+            f"{name[:44]:44} {result.found:>4}/{result.features:<4} "
+            f"{result.feature_precision:>5.2f} {result.feature_f1:>5.2f} "
+            f"{result.right_stability:>4}/{result.found:<4} "
             f"{result.links_found:>4}/{result.links:<4} "
-            f"{result.missing_found:>3}/{result.missing:<4} "
-            f"{result.false_features:>5}"
+            f"{result.missing_found:>3}/{result.missing:<3} "
+            f"{result.claims_found:>3}/{result.claims:<3}"
         )
+        if error:
+            lines.append(f"    not imported: {error}")
         lines += [f"    invented: {title}" for title in invented]
     lines.append(
-        f"total: features found {total.feature_recall:.1%}, right stability "
-        f"{total.stability_accuracy:.1%}, link URLs found {total.link_recall:.1%}, "
-        f"missing links found {total.missing_found}/{total.missing}, "
-        f"false features {total.false_features}"
+        f"total: features F1 {total.feature_f1:.3f} (recall {total.feature_recall:.3f}, "
+        f"precision {total.feature_precision:.3f}), stability {total.stability_accuracy:.3f}, "
+        f"link URLs {total.link_recall:.3f}, missing links {total.missing_found}/"
+        f"{total.missing}, claims {total.claims_found}/{total.claims} "
+        f"({total.claims_extracted} found in all)"
     )
     return total, lines
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 1:
-        print(__doc__.strip().splitlines()[3].strip(), file=sys.stderr)
-        return 2
-    _, lines = report(argv[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m releases.importing.accuracy",
+        description="Score the post parser against answer keys.",
+    )
+    parser.add_argument("keys", help="a folder of sample posts with keys, or of answer keys")
+    parser.add_argument("--posts", help="the folder the keys' posts are in (the blog's _posts)")
+    args = parser.parse_args(argv)
+    if args.posts is not None and not Path(args.posts).is_dir():
+        parser.error(f"--posts {args.posts}: not a folder")
+    _, lines = report(args.keys, args.posts)
     print("\n".join(lines))
     return 0
 

@@ -30,6 +30,7 @@ import html.parser
 import os
 import re
 import stat
+from collections import Counter
 from dataclasses import dataclass, field
 from urllib.parse import urljoin, urlsplit
 
@@ -60,6 +61,10 @@ NON_FEATURE_RE = re.compile(
     r"webinar|workshop|\bcommunity\b|thank|cheers|acknowledg|follow us|stay connected|"
     r"get involved|join us|what'?s next|deprecat",
     re.I,
+)
+# "Introducing X", "Announcing X", "Feature: X": the feature is X.
+INTRODUCING_RE = re.compile(
+    r"^(?:(?:introducing|announcing|meet)\s+(?:the\s+)?|(?:new\s+)?feature\s*:\s*)", re.I
 )
 SIGN_OFF_RE = re.compile(r"^\s*(thanks for reading|thank you|cheers|team pytorch)\b", re.I)
 LIBRARY_RELEASE_RE = re.compile(r"^(?P<name>[A-Za-z][\w\-]*)\s+v?\d+(\.\d+)+$")
@@ -158,7 +163,8 @@ class ParsedLink:
 
 # Where a feature's stability comes from: its own tag ("[Beta] X", "X (Prototype)"), or the
 # section it is listed under ("Prototype Features").
-TAG, SECTION = "tag", "section"
+# An untagged feature whose own prose states its stage ("X is in beta") takes it from there.
+TAG, SECTION, CLAIM = "tag", "section", "claim"
 
 
 @dataclass
@@ -328,6 +334,7 @@ class Block:
     item_id: int | None = None  # the outermost list item it sits in
     is_item_start: bool = False  # the first paragraph of that item
     is_bold_heading: bool = False  # a paragraph that is nothing but bold text
+    in_bold_list: bool = False  # an item of a list whose every item opens in bold, with a link
 
     @property
     def source(self):
@@ -438,7 +445,41 @@ def to_blocks(body, first_line):
                 item_started = False
         elif token.type == "html_block":
             items.append(Block("html", line, html=token.content, list_id=list_id, item_id=item_id))
+    mark_bold_lists(items)
     return items
+
+
+def opens_in_bold(block):
+    children = [
+        token
+        for token in block.token.children or []
+        if not (token.type == "text" and not token.content.strip())
+    ]
+    return bool(children) and children[0].type == "strong_open"
+
+
+def mark_bold_lists(items):
+    """
+    Lists of features written as bold items: two or more items, each opening with a bold name
+    and carrying a link of its own ("**Faster X**: ... [docs](...)"). A list whose items have
+    no links is one feature's parts or prose, not features.
+    """
+    lists = {}
+    for item in items:
+        if isinstance(item, Block) and item.kind == "inline" and item.list_id is not None:
+            lists.setdefault(item.list_id, []).append(item)
+    for blocks in lists.values():
+        starts = [block for block in blocks if block.is_item_start]
+        linked = {
+            block.item_id
+            for block in blocks
+            if any(token.type == "link_open" for token in block.token.children or [])
+        }
+        if len(starts) >= 2 and all(
+            opens_in_bold(block) and block.item_id in linked for block in starts
+        ):
+            for block in blocks:
+                block.in_bold_list = True
 
 
 def promote_bold_headings(items):
@@ -742,7 +783,27 @@ def inline_feature_start(block, default_stability):
         and not NON_FEATURE_RE.search(title)
     ):
         return title, default_stability, SECTION
+    if (
+        block.in_bold_list
+        and title
+        and not NON_FEATURE_RE.search(title)
+        and not is_link_label(title)
+    ):
+        return title, default_stability, SECTION if default_stability else ""
     return None
+
+
+def is_link_label(text):
+    """A bold "Documentation" or "Tutorial:" labels a link; it names no feature."""
+    return bool(KIND_RE.fullmatch(text.strip(" :").lower())) or text.strip(" :").lower() in {
+        "link",
+        "links",
+        "docs",
+        "example",
+        "examples",
+        "more",
+        "learn more",
+    }
 
 
 def split_inline_features(blocks, default_stability):
@@ -788,8 +849,9 @@ def has_features_below(section, default_stability):
 
 
 class _Collector:
-    def __init__(self, base_url):
+    def __init__(self, base_url, feature_level=None):
         self.base_url = base_url
+        self.feature_level = feature_level
         self.features = []
         self.skipped = []
         self.owner = {}  # id(block) -> the feature whose text it is
@@ -837,7 +899,14 @@ class _Collector:
             self.add_heading_feature(section, title, tag, area, default_stability, top_level)
             return
         if tag is None and section_stability is None:
-            is_area = heading.level <= top_level or bool(section.children)
+            # Headings at the level where the post announces its features (tagged headings,
+            # or those right under a stability section) are features: their own sub-headings
+            # are their parts. Above that level, a heading with sub-headings groups features.
+            is_area = heading.level <= top_level or (
+                bool(section.children) and not self.at_feature_level(heading.level)
+            )
+            if is_area and self.introduces_one_thing(section, stability, introduces_a_list):
+                is_area = False
             if not is_area and not introduces_a_list:
                 library = LIBRARY_RELEASE_RE.match(title)
                 area = library.group("name") if library else area
@@ -853,6 +922,35 @@ class _Collector:
         for child in section.children:
             self.visit(child, area, stability, top_level)
 
+    def at_feature_level(self, level):
+        return self.feature_level is not None and level >= self.feature_level
+
+    def introduces_one_thing(self, section, stability, introduces_a_list):
+        """
+        A top-level section with prose of its own and nothing below it ("Introducing X",
+        a new library with its stage in a sentence) is one feature, not an empty area.
+        """
+        if section.children or introduces_a_list:
+            return False
+        if split_inline_features(section.blocks, stability)[0]:
+            return False
+        prose = [
+            block
+            for block in section.blocks
+            if block.kind == "inline" and block.list_id is None and not block.is_bold_heading
+        ]
+        if not prose:
+            return False
+        title = section.heading.text
+        if INTRODUCING_RE.match(title):
+            return True
+        # Or its prose states the stage of what the heading names ("X is in beta").
+        return any(
+            claim.names_section or claims.names_match(claim.subject, title) >= CLAIM_MATCH
+            for block in prose
+            for claim in claims.find_claims(inline_text(block.token.children), block.line)
+        )
+
     def add_heading_feature(self, section, title, stability, area, default_stability, top_level):
         """A heading that names one feature. Sub-sections and bold paragraphs that announce
         features of their own (posts mix heading levels) are its siblings, not its text."""
@@ -867,25 +965,58 @@ class _Collector:
         own = list(section.blocks[:first_inline])
         separate = []
         for child in section.children:
-            if holds_features(child, default_stability):
+            part = self.at_feature_level(section.level) and child.level > section.level
+            if holds_features(child, default_stability, tagged_only=part):
                 separate.append(child)
             else:
                 own.extend(child.subtree_blocks())
         tagged = split_stability(section.heading.text)[1] is not None
+        title = INTRODUCING_RE.sub("", title) or title
         self.add(title, stability, area, own, section.heading.line, TAG if tagged else SECTION)
         self.add_inline(section.blocks[first_inline:], area, default_stability)
         for child in separate:
             self.visit(child, area, default_stability, top_level)
 
 
-def holds_features(section, default_stability):
-    """Is this section a feature, or does it hold any?"""
+def holds_features(section, default_stability, tagged_only=False):
+    """
+    Is this section a feature, or does it hold any? With ``tagged_only`` (a sub-section of a
+    feature), only a tag or a stability heading makes it one: the rest are the feature's parts.
+    """
     title, tag = split_stability(section.heading.text)
     if tag is not None:
         return True
     if NON_FEATURE_RE.search(title):
         return False
-    return stability_of_section(title) is not None or has_features_below(section, default_stability)
+    if stability_of_section(title) is not None:
+        return True
+    if tagged_only:
+        tagged_items = (inline_feature_start(block, None) for block in section.subtree_blocks())
+        return any(
+            split_stability(child.heading.text)[1] for child in section.descendants()
+        ) or any(start is not None and start[2] == TAG for start in tagged_items)
+    return has_features_below(section, default_stability)
+
+
+def feature_level(tree):
+    """
+    The heading level at which the post announces features: that of its tagged headings and
+    of the headings right under its stability sections, the most common. A post with neither
+    announces features where most of its sections end (headings with nothing below them but
+    text): a heading at that level with sub-headings is a feature with parts (a library and
+    its components), not a group of features. None for a post without headings.
+    """
+    levels, leaves = Counter(), Counter()
+    for section in tree.descendants():
+        title, tag = split_stability(section.heading.text)
+        if tag is not None:
+            levels[section.level] += 1
+        elif stability_of_section(title):
+            levels.update(child.level for child in section.children)
+        elif not section.children and not NON_FEATURE_RE.search(title):
+            leaves[section.level] += 1
+    levels = levels or leaves
+    return levels.most_common(1)[0][0] if levels else None
 
 
 # --- the post --------------------------------------------------------------------------------
@@ -977,9 +1108,11 @@ def parse_post(text, filename="", version=None, base_url=DEFAULT_BASE_URL):
     items = promote_bold_headings(to_blocks(body, first_line))
     tree = build_tree(items)
     drop_sign_off(tree)
-    collector = _Collector(base_url)
+    collector = _Collector(base_url, feature_level(tree))
     headings = [item for item in items if isinstance(item, Heading)]
     top_level = min((heading.level for heading in headings), default=1)
+    for block in tree.blocks:
+        block.in_bold_list = False  # the opening's bold list is its highlights, not features
     collector.add_inline(tree.blocks, "", None)
     for section in tree.children:
         collector.visit(section, "", None, top_level)
@@ -1043,6 +1176,15 @@ def stage_claims(blocks, collector):
         own = features[own_index] if own_index is not None else None
         text, line_at = text_with_lines(block)
         for claim in claims.find_claims(text, line_at):
+            if (
+                own is not None
+                and own.stability is None
+                and (
+                    claim.names_section
+                    or claims.names_match(claim.subject, own.title) >= CLAIM_MATCH
+                )
+            ):
+                own.stability, own.stage_source = claim.stability, CLAIM
             if claim.names_section:
                 if own is None:
                     continue  # "it is in beta" outside any feature names nothing we know

@@ -359,8 +359,9 @@ class Plan:
         """
         The post's stage claims the release does not hold yet, each attached to the feature
         or track it names: a feature of the post, else the catalog's track that fits best.
-        A claim that states the stage its own feature's tag gives is accepted as it is; the
-        others wait for an editor. Claims already held keep their editor's decision.
+        A claim that states the stage its feature already has from the post (its tag, or
+        this very sentence for a feature with no tag) is accepted as it is; the others wait for
+        an editor. Claims already held keep their editor's decision.
         """
         claims = self.parsed.claims
         self.report.claims = len(claims)
@@ -391,7 +392,7 @@ class Plan:
             confirms = (
                 feature is not None
                 and feature.stability == parsed_claim.stability
-                and feature.stage_source == StageSource.TAG
+                and feature.stage_source in (StageSource.TAG, StageSource.CLAIM)
             )
             claim = StageClaim(
                 release=self.release,
@@ -408,7 +409,13 @@ class Plan:
             target = feature.slug if feature is not None else "names no track yet"
             if track_id is not None and feature is None:
                 target = f"track {Track.objects.get(pk=track_id).slug}"
-            verdict = "agrees with its tag" if confirms else "to review"
+            verdict = "to review"
+            if confirms:
+                verdict = (
+                    "agrees with its tag"
+                    if feature.stage_source == StageSource.TAG
+                    else "states its own section's stage"
+                )
             self.report.claims_to_review += not confirms
             self.report.claims_created.append(
                 f"line {parsed_claim.line}: '{subject}' {parsed_claim.stability} "
