@@ -536,7 +536,7 @@ class StageClaimAdmin(CatalogAdmin):
     that appearance back.
     """
 
-    list_display = ["subject", "release", "stability", "phrase", "line", "track", "status"]
+    list_display = ["subject", "stability", "status", "release", "line", "track"]
     list_filter = ["status", ("release", admin.RelatedOnlyFieldListFilter), "stability"]
     list_select_related = ["release", "track"]
     search_fields = ["subject", "phrase", "track__name", "feature__title"]
