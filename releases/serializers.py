@@ -4,6 +4,7 @@ from collections import defaultdict
 
 from rest_framework import serializers
 
+from . import history
 from .models import Area, Feature, Link, Release, Stability, StageSource, Track
 
 
@@ -189,7 +190,7 @@ class StageChangeSerializer(TrackSummarySerializer):
 class ChangeSerializer(serializers.Serializer):
     """One entry of the change log a mirror replays, oldest first."""
 
-    type = serializers.ChoiceField(choices=["area", "alias", "track", "release", "feature", "link"])
+    type = serializers.ChoiceField(choices=list(history.TYPES))
     action = serializers.ChoiceField(choices=["created", "updated", "deleted"])
     key = serializers.ListField(
         child=serializers.JSONField(), help_text="The object's natural key after the change."

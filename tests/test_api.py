@@ -329,6 +329,7 @@ def count_queries(client, url):
         ("/api/links/?", 2),
         ("/api/links/?is_missing=true&kind=documentation&", 2),
         ("/api/areas/?", 3),
+        ("/api/changes/?", 7),  # one per type of object, whatever the history holds
     ],
 )
 def test_list_query_count_does_not_grow_with_page_size(client, catalog, uncached, path, expected):
