@@ -31,6 +31,8 @@ from tests.conftest import http
           ("bucket tuning", "stable")]),
         ("TorchWidgets is in beta.", [("TorchWidgets", "beta")]),
         ("Kernel tracing is now available as a prototype.", [("Kernel tracing", "prototype")]),
+        ("Gains come with the beta half-precision shape support.",
+         [("half-precision shape", "beta")]),
     ],
 )  # fmt: skip
 def test_sentences_that_state_a_stage_are_claims(sentence, expected):
@@ -47,6 +49,7 @@ def test_sentences_that_state_a_stage_are_claims(sentence, expected):
         "Complex gradients, released as a beta in PyTorch 3.0, keep improving.",
         "The prototype features in this post ship with the release.",
         "Stable releases come every quarter.",
+        "The beta release of sparse tensors will add a module.",
     ],
 )
 def test_sentences_about_stages_in_general_are_not_claims(sentence):

@@ -50,6 +50,13 @@ PATTERNS = [
         rf"(?:as\s+(?:a\s+|an\s+)?|in\s+)?{STAGE}\b{NOT_ANOTHER_RELEASE}",
         re.I,
     ),
+    # "the beta X support", "a new prototype X API"
+    re.compile(
+        rf"\b(?:the|a|an|new|our)\s+(?:new\s+)?{STAGE}\s+"
+        rf"(?!(?:release|version|feature|features|stage|level)\b)"
+        rf"(?P<subject>(?:[\w.+#/-]+\s+){{0,3}}?[\w.+#/-]+)\s+(?:support|api|module|library|backend)\b",
+        re.I,
+    ),
     # "stable support for X", "beta support for X"
     re.compile(rf"\b{STAGE}\s+support\s+for\s+{NAME}{SUBJECT_END}", re.I),
     # "Stable level X" (a link's text, often)

@@ -557,6 +557,55 @@ class _AnchorCollector(html.parser.HTMLParser):
         (self._anchor_text if self._href is not None else self._text).append(data)
 
 
+class _TableReader(html.parser.HTMLParser):
+    """The rows of an HTML table: each cell's text and the hrefs of its links."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.rows = []  # [[(text, [href, ...]), ...], ...]
+        self._cell = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in {"td", "th"} and self.rows:
+            self._cell = ([], [])
+        elif tag == "a" and self._cell is not None:
+            self._cell[1].append(dict(attrs).get("href") or "")
+
+    def handle_endtag(self, tag):
+        if tag in {"td", "th"} and self._cell is not None:
+            self.rows[-1].append((" ".join("".join(self._cell[0]).split()), self._cell[1]))
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell[0].append(data)
+
+
+def summary_table(block):
+    """
+    A post's summary table (columns headed by stages, one feature a cell) as
+    [(title, stability or None, [href, ...])], column by column; [] for any other table.
+    """
+    if block.kind != "html" or "<table" not in block.html.lower():
+        return []
+    reader = _TableReader()
+    reader.feed(block.html)
+    rows = [row for row in reader.rows if row]
+    if len(rows) < 2:
+        return []
+    stages = [STABILITY_WORDS.get(text.strip(" *:").lower()) for text, _ in rows[0]]
+    if not any(stages):
+        return []
+    items = []
+    for column, stability in enumerate(stages):
+        for row in rows[1:]:
+            if column < len(row) and row[column][0]:
+                items.append((row[column][0], stability, row[column][1]))
+    return items
+
+
 def resolve_url(href, base_url):
     """An absolute URL for a link's href; "" for an anchor in the page itself."""
     href = (href or "").strip().replace("{{ site.url }}", base_url.rstrip("/"))
@@ -922,6 +971,38 @@ class _Collector:
         for child in section.children:
             self.visit(child, area, stability, top_level)
 
+    def add_table_only(self, blocks):
+        """
+        Features the opening's summary table lists that no section of the post describes
+        (a cell sharing no distinctive word with any feature found): each with its column's
+        stage, and whatever link its cell has.
+        """
+        described = [distinctive_words(feature.title) for feature in self.features]
+        for block in blocks:
+            for title, stability, hrefs in summary_table(block):
+                words = distinctive_words(title)
+                if not words or any(words & other for other in described):
+                    continue
+                described.append(words)
+                links = []
+                for href in hrefs:
+                    url = resolve_url(href, self.base_url)
+                    if url:
+                        kind, label = describe_link(title, "", "", url)
+                        links.append(ParsedLink(kind, label, url, block.line))
+                self.features.append(
+                    ParsedFeature(
+                        title=title[:200],
+                        slug="",
+                        stability=stability,
+                        stage_source=SECTION if stability else "",
+                        area="",
+                        position=len(self.features) + 1,
+                        line=block.line,
+                        links=links,
+                    )
+                )
+
     def at_feature_level(self, level):
         return self.feature_level is not None and level >= self.feature_level
 
@@ -996,6 +1077,23 @@ def holds_features(section, default_stability, tagged_only=False):
             split_stability(child.heading.text)[1] for child in section.descendants()
         ) or any(start is not None and start[2] == TAG for start in tagged_items)
     return has_features_below(section, default_stability)
+
+
+# Words too common in feature names to tell two of them apart.
+COMMON_WORDS = {
+    "optimization", "optimizations", "improvement", "improvements", "enhanced", "enhancement",
+    "available", "through", "added", "support", "supports", "performance", "feature", "using",
+    "backend", "faster", "better", "release",
+}  # fmt: skip
+
+
+def distinctive_words(title):
+    """The words of a name that tell it apart: long, or with digits, and not common."""
+    return {
+        word
+        for word in claims.words(title)
+        if (len(word) >= 5 or any(ch.isdigit() for ch in word)) and word not in COMMON_WORDS
+    }
 
 
 def feature_level(tree):
@@ -1116,6 +1214,7 @@ def parse_post(text, filename="", version=None, base_url=DEFAULT_BASE_URL):
     collector.add_inline(tree.blocks, "", None)
     for section in tree.children:
         collector.visit(section, "", None, top_level)
+    collector.add_table_only(tree.blocks)
     if not collector.features:
         raise PostError("the post announces no features (no tagged headings or items found)")
     seen = {}
