@@ -79,7 +79,7 @@ DETERMINERS_RE = re.compile(r"^(?:(?:the|a|an|our|its|this|these|new|all)\s+)+",
 # A subject that names the feature the sentence is written under.
 SELF_RE = re.compile(
     r"^(?:it|this|this\s+(?:new\s+)?(?:feature|api|module|tool|library|functionality|"
-    r"capability|package|support|work))$",
+    r"capability|package|support|work)|feature\s+(?:with|that|which|for)\b.*)$",
     re.I,
 )
 # Subjects that name no one capability: "them", "a number of other features", "features".

@@ -898,9 +898,9 @@ def has_features_below(section, default_stability):
 
 
 class _Collector:
-    def __init__(self, base_url, feature_level=None):
+    def __init__(self, base_url, feature_level=(None, False)):
         self.base_url = base_url
-        self.feature_level = feature_level
+        self.feature_level, self.level_from_leaves = feature_level
         self.features = []
         self.skipped = []
         self.owner = {}  # id(block) -> the feature whose text it is
@@ -951,8 +951,16 @@ class _Collector:
             # Headings at the level where the post announces its features (tagged headings,
             # or those right under a stability section) are features: their own sub-headings
             # are their parts. Above that level, a heading with sub-headings groups features.
-            is_area = heading.level <= top_level or (
-                bool(section.children) and not self.at_feature_level(heading.level)
+            # In a post without tags, a section that ends at that level is a feature too,
+            # even at the top ("## NNAPI support" in a post of one heading level).
+            leaf_feature = (
+                self.level_from_leaves
+                and not section.children
+                and self.at_feature_level(heading.level)
+            )
+            is_area = not leaf_feature and (
+                heading.level <= top_level
+                or (bool(section.children) and not self.at_feature_level(heading.level))
             )
             if is_area and self.introduces_one_thing(section, stability, introduces_a_list):
                 is_area = False
@@ -1113,8 +1121,9 @@ def feature_level(tree):
             levels.update(child.level for child in section.children)
         elif not section.children and not NON_FEATURE_RE.search(title):
             leaves[section.level] += 1
+    from_leaves = not levels
     levels = levels or leaves
-    return levels.most_common(1)[0][0] if levels else None
+    return (levels.most_common(1)[0][0] if levels else None), from_leaves
 
 
 # --- the post --------------------------------------------------------------------------------
@@ -1211,9 +1220,11 @@ def parse_post(text, filename="", version=None, base_url=DEFAULT_BASE_URL):
     top_level = min((heading.level for heading in headings), default=1)
     for block in tree.blocks:
         block.in_bold_list = False  # the opening's bold list is its highlights, not features
-    collector.add_inline(tree.blocks, "", None)
+    # A title like "Prototype features now available" sets the stage of what the post holds.
+    post_stability = stability_of_section(title)
+    collector.add_inline(tree.blocks, "", post_stability)
     for section in tree.children:
-        collector.visit(section, "", None, top_level)
+        collector.visit(section, "", post_stability, top_level)
     collector.add_table_only(tree.blocks)
     if not collector.features:
         raise PostError("the post announces no features (no tagged headings or items found)")
