@@ -59,7 +59,7 @@ STABILITY_SECTION_RE = re.compile(rf"\b{_STABILITY}\s+(features?|apis?|updates?)
 NON_FEATURE_RE = re.compile(
     r"hackathon|challenge|developer day|ecosystem day|summit|conference|\bevents?\b|meetup|"
     r"webinar|workshop|\bcommunity\b|thank|cheers|acknowledg|follow us|stay connected|"
-    r"get involved|join us|what'?s next|deprecat",
+    r"get involved|join us|what'?s next|deprecat|getting started|next steps|conclusion",
     re.I,
 )
 # "Introducing X", "Announcing X", "Feature: X": the feature is X.
