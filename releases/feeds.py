@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import format_html, format_html_join
 
-from .models import Release, Stability, Track
+from .models import Release, Stability, StageSource, Track
 
 
 def day_start(date):
@@ -97,8 +97,14 @@ class TrackFeed(StrictFeed):
 
     def item_description(self, item):
         _, _, appearance = item
+        source = ""
+        if appearance.stage_source == StageSource.CLAIM:
+            source = "The post states this stage in its prose (a claim an editor accepted)."
         return format_html(
-            "<p><strong>{}</strong></p><p>{}</p>", appearance.title, appearance.summary
+            "<p><strong>{}</strong></p><p>{}</p>{}",
+            appearance.title,
+            appearance.summary,
+            format_html("<p>{}</p>", source) if source else "",
         )
 
     def item_link(self, item):

@@ -270,3 +270,11 @@ def test_an_introduced_library_imports_with_its_prose_stage_confirmed(db, tmp_pa
     (claim,) = StageClaim.objects.filter(release__version="2.30")
     assert (claim.feature, claim.status) == (weave, ClaimStatus.ACCEPTED)
     assert "'TorchWeave' beta (torchweave; states its own section's stage)" in output
+
+
+def test_a_tracks_feed_shows_the_promotion_an_accepted_claim_made(api):
+    feed = api("/feeds/tracks/rpc-profiling/")
+    assert feed.status == 200
+    body = feed.body.decode()
+    assert "RPC profiling: Beta → Stable in 1.8" in body
+    assert "states this stage in its prose" in body
