@@ -69,7 +69,8 @@ SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "releases",  # first: its templates (admin/base_site.html) override the admin's
+    "releases.apps.CatalogAdminConfig",  # django.contrib.admin, with the editors' desk
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -82,7 +83,6 @@ INSTALLED_APPS = [
     "django_ratelimit",
     "simple_history",
     "axes",
-    "releases",
 ]
 
 # Order is behaviour. The catalog's cache answers early (page-cache hits, 304s, 429s), so it
@@ -154,6 +154,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Editors sign in to the admin; the one-time link of `create_editor --no-input` lasts a day.
+LOGIN_URL = "admin:login"
+PASSWORD_RESET_TIMEOUT = 24 * 3600
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -1,13 +1,28 @@
 """Root URLs: the public API under /api/, feeds under /feeds/, the editors' admin under /admin/."""
 
 from django.contrib import admin
-from django.urls import include, path
+from django.contrib.auth import views as auth_views
+from django.urls import include, path, reverse_lazy
 from django.views.generic import RedirectView
 
 from releases.feeds import ReleaseFeed, TrackFeed
 
 urlpatterns = [
     path("", RedirectView.as_view(url="/api/", permanent=False)),
+    # The one-time link `create_editor NAME --no-input` prints: set a password, then sign in.
+    path(
+        "admin/password-set/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(
+            success_url=reverse_lazy("password-set-done"),
+            extra_context={"site_header": "PyTorch Release Catalog"},
+        ),
+        name="password-set",
+    ),
+    path(
+        "admin/password-set/done/",
+        auth_views.PasswordResetCompleteView.as_view(),
+        name="password-set-done",
+    ),
     path("admin/", admin.site.urls),
     path("api/", include("releases.urls")),
     path("feeds/releases/", ReleaseFeed(), name="feed-releases"),

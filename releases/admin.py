@@ -19,8 +19,11 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from simple_history.admin import SimpleHistoryAdmin
 
-from . import history, stages, tracks
+from . import history, publishing, stages, tracks
 from .changes import acting_as
+from .importing import sync
+from .importing.areas import UNFILED_AREA
+from .importing.parse import MAX_POST_BYTES, PostError, decode, parse_post
 from .models import (
     FEATURES_NEWEST_FIRST,
     NEWEST_FIRST,
@@ -53,6 +56,25 @@ class HasMissingLinksFilter(admin.SimpleListFilter):
         return queryset
 
 
+class MissingFilter(admin.SimpleListFilter):
+    """The editors' queues of unfinished features: no stage, no area of their own, no summary."""
+
+    title = "lacking"
+    parameter_name = "missing"
+
+    def lookups(self, request, model_admin):
+        return [("stage", "A stage"), ("area", "An area"), ("summary", "A summary")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "stage":
+            return queryset.filter(stability="")
+        if self.value() == "area":
+            return queryset.filter(area__name=UNFILED_AREA)
+        if self.value() == "summary":
+            return queryset.filter(summary="")
+        return queryset
+
+
 class IsMissingFilter(admin.SimpleListFilter):
     title = "URL"
     parameter_name = "is_missing"
@@ -68,19 +90,31 @@ class IsMissingFilter(admin.SimpleListFilter):
         return queryset
 
 
-class FeatureInline(admin.TabularInline):
-    model = Feature
+class CompactInline(admin.TabularInline):
+    """A tabular inline whose rows fit a line: related fields without add/change/view icons."""
+
     extra = 0
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        formfield = super().formfield_for_dbfield(db_field, request, **kwargs)
+        widget = getattr(formfield, "widget", None)
+        if hasattr(widget, "can_add_related"):
+            widget.can_add_related = widget.can_change_related = False
+            widget.can_view_related = widget.can_delete_related = False
+        return formfield
+
+
+class FeatureInline(CompactInline):
+    model = Feature
     fields = ["position", "title", "slug", "stability", "area"]
     autocomplete_fields = ["area"]
     show_change_link = True
     ordering = ["position", "pk"]
 
 
-class LinkInline(admin.TabularInline):
+class LinkInline(CompactInline):
     formfield_overrides = URL_FIELDS
     model = Link
-    extra = 0
     fields = ["position", "kind", "label", "url"]
     ordering = ["position", "pk"]
 
@@ -108,6 +142,66 @@ class MergeIntoTrackForm(forms.Form):
         queryset=Track.objects.order_by("name"),
         help_text="The track the selected features join.",
     )
+
+
+class ImportPostForm(forms.Form):
+    """A release post, uploaded or pasted, read by the same parser as `import_post`."""
+
+    post_file = forms.FileField(
+        required=False,
+        label="Post file",
+        help_text="A markdown post with Jekyll front matter, as in the blog's _posts folder.",
+    )
+    post_text = forms.CharField(
+        required=False,
+        label="Or paste the post",
+        widget=forms.Textarea(attrs={"rows": 12, "cols": 90}),
+        strip=False,
+    )
+    file_name = forms.CharField(
+        required=False,
+        max_length=255,
+        label="File name",
+        help_text="For pasted text: the post's file name, whose date Jekyll reads "
+        "(2031-5-6-pytorch-7-1.md). Optional.",
+    )
+
+    def clean(self):
+        data = super().clean()
+        upload, text = data.get("post_file"), data.get("post_text") or ""
+        if upload and text.strip():
+            raise ValidationError("Give a file or pasted text, not both.")
+        if upload:
+            if upload.size > MAX_POST_BYTES:
+                raise ValidationError(
+                    f"{upload.name}: larger than {MAX_POST_BYTES // (1024 * 1024)} MiB, the "
+                    "most a post may be."
+                )
+            self.source_name = upload.name
+            try:
+                text = decode(upload.read())
+            except PostError as error:
+                raise ValidationError(self.where(error.line, error.message)) from None
+        elif text.strip():
+            self.source_name = data.get("file_name") or "pasted post"
+            if len(text.encode("utf-8")) > MAX_POST_BYTES:
+                raise ValidationError("The text is larger than a post may be (2 MiB).")
+        else:
+            raise ValidationError("Choose a post file or paste a post.")
+        self.post_text = text
+        try:
+            self.parsed = parse_post(text, filename=data.get("file_name") or self.source_name)
+        except PostError as error:
+            raise ValidationError(self.where(error.line, error.message)) from None
+        if not self.parsed.version:
+            raise ValidationError(
+                self.where(2, "cannot tell the version from the title: put it in the title")
+            )
+        return data
+
+    def where(self, line, message):
+        name = getattr(self, "source_name", "the post")
+        return f"{name}, line {line}: {message}" if line else f"{name}: {message}"
 
 
 class AreaAliasInline(admin.TabularInline):
@@ -186,13 +280,21 @@ class CatalogAdmin(SimpleHistoryAdmin):
 
 @admin.register(Release)
 class ReleaseAdmin(CatalogAdmin):
+    """
+    Releases. Publishing goes through a checklist (Publish… on a release, or the action on
+    several): only a missing release date refuses it. Unpublishing asks first. An import
+    page turns a post into a draft, showing first what it would create, change and keep.
+    """
+
     formfield_overrides = URL_FIELDS
+    change_form_template = "admin/releases/release/change_form.html"
+    change_list_template = "admin/releases/release/change_list.html"
     list_display = ["version", "title", "release_date", "is_published", "feature_count"]
     list_filter = ["is_published"]
     search_fields = ["version", "title", "summary"]
     ordering = NEWEST_FIRST
     date_hierarchy = "release_date"
-    readonly_fields = ["created_at", "updated_at"]
+    readonly_fields = ["is_published", "created_at", "updated_at"]
     fieldsets = [
         (None, {"fields": ["version", "title", "release_date", "is_published"]}),
         ("Sources", {"fields": ["announcement_url", "release_notes_url"]}),
@@ -203,6 +305,23 @@ class ReleaseAdmin(CatalogAdmin):
     inlines = [FeatureInline]
     actions = ["publish", "unpublish"]
 
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        return [
+            path("import/", view(self.import_view), name="releases_release_import"),
+            path(
+                "<path:object_id>/publish/",
+                view(self.publish_view),
+                name="releases_release_publish",
+            ),
+            path(
+                "<path:object_id>/unpublish/",
+                view(self.unpublish_view),
+                name="releases_release_unpublish",
+            ),
+            *super().get_urls(),
+        ]
+
     def get_queryset(self, request):
         return super().get_queryset(request).with_feature_count()
 
@@ -210,24 +329,118 @@ class ReleaseAdmin(CatalogAdmin):
     def feature_count(self, release):
         return release.feature_count
 
-    @admin.action(description="Publish the selected releases", permissions=["change"])
-    def publish(self, request, queryset):
-        undated = queryset.filter(release_date__isnull=True)
-        if undated.exists():
-            versions = ", ".join(undated.values_list("version", flat=True))
-            self.message_user(
-                request, f"Set a release date before publishing: {versions}.", messages.ERROR
-            )
-            return
-        with acting_as("published in the admin", request.user):
-            count = queryset.update(is_published=True)
-        self.message_user(request, f"Published {count} release(s).", messages.SUCCESS)
+    # --- publishing ---------------------------------------------------------------------------
 
-    @admin.action(description="Unpublish (back to draft)", permissions=["change"])
+    @admin.action(description="Publish… (with the checklist)", permissions=["change"])
+    def publish(self, request, queryset):
+        releases = list(queryset.with_checklist().newest_first())
+        if request.POST.get("confirmed") != "yes":
+            return self.checklist_page(request, releases, unpublish=False)
+        self.do_publish(request, releases)
+        return None
+
+    @admin.action(description="Unpublish… (back to draft)", permissions=["change"])
     def unpublish(self, request, queryset):
+        releases = list(queryset.with_checklist().newest_first())
+        if request.POST.get("confirmed") != "yes":
+            return self.checklist_page(request, releases, unpublish=True)
+        self.do_unpublish(request, releases)
+        return None
+
+    def publish_view(self, request, object_id):
+        return self.one_release_view(request, object_id, unpublish=False)
+
+    def unpublish_view(self, request, object_id):
+        return self.one_release_view(request, object_id, unpublish=True)
+
+    def one_release_view(self, request, object_id, *, unpublish):
+        release = get_object_or_404(Release.objects.with_checklist(), pk=self.checked_id(object_id))
+        if not self.has_change_permission(request, release):
+            raise PermissionDenied
+        if request.method == "POST":
+            if unpublish:
+                self.do_unpublish(request, [release])
+            else:
+                self.do_publish(request, [release])
+            return HttpResponseRedirect(reverse("admin:releases_release_change", args=[release.pk]))
+        return self.checklist_page(request, [release], unpublish=unpublish, single=True)
+
+    def checklist_page(self, request, releases, *, unpublish, single=False):
+        rows = [(release, publishing.checklist(release)) for release in releases]
+        ready = [r for r, _ in rows if unpublish or publishing.can_publish(r)]
+        verb = "Unpublish" if unpublish else "Publish"
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": f"{verb} {releases[0] if len(releases) == 1 else 'releases'}",
+            "rows": rows,
+            "ready": ready,
+            "unpublish": unpublish,
+            "single": single,
+            "action": "unpublish" if unpublish else "publish",
+            "verb": verb,
+        }
+        return TemplateResponse(request, "admin/releases/release/publish.html", context)
+
+    def do_publish(self, request, releases):
+        with acting_as("published in the admin", request.user):
+            published, refused = publishing.publish(releases)
+        if published:
+            names = ", ".join(release.version for release in published)
+            self.message_user(request, f"Published {names}.", messages.SUCCESS)
+        if refused:
+            names = ", ".join(release.version for release in refused)
+            self.message_user(
+                request, f"Not published, set a release date first: {names}.", messages.ERROR
+            )
+
+    def do_unpublish(self, request, releases):
         with acting_as("unpublished in the admin", request.user):
-            count = queryset.update(is_published=False)
+            count = publishing.unpublish(releases)
         self.message_user(request, f"Moved {count} release(s) back to draft.", messages.SUCCESS)
+
+    # --- importing a post ------------------------------------------------------------------
+
+    def import_view(self, request):
+        """Upload or paste a post, see what importing it would do, then apply it as a draft."""
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        form = ImportPostForm(request.POST or None, request.FILES or None)
+        preview = None
+        if request.method == "POST" and form.is_valid():
+            if "apply" in request.POST:
+                # The import names itself and the post; the editor is who did it.
+                with acting_as("import_post in the admin", request.user):
+                    try:
+                        report = sync.import_post(
+                            form.parsed, source=f"{form.source_name} (in the admin)"
+                        )
+                    except sync.ImportProblem as problem:
+                        form.add_error(None, form.where(problem.line, problem.message))
+                    else:
+                        self.message_user(
+                            request,
+                            f"Imported {form.source_name}: " + "; ".join(report.lines()[:3]),
+                            messages.SUCCESS,
+                        )
+                        release = sync.find_release(form.parsed.version)
+                        return HttpResponseRedirect(
+                            reverse("admin:releases_release_change", args=[release.pk])
+                        )
+            else:
+                try:
+                    preview = sync.preview(form.parsed)
+                except sync.ImportProblem as problem:
+                    form.add_error(None, form.where(problem.line, problem.message))
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": "Import a release post",
+            "form": form,
+            "preview": preview,
+            "post_text": form.post_text if preview else "",
+        }
+        return TemplateResponse(request, "admin/releases/release/import.html", context)
 
 
 @admin.register(Feature)
@@ -235,11 +448,9 @@ class FeatureAdmin(CatalogAdmin):
     change_list_template = "admin/releases/feature/change_list.html"
     list_display = [
         "title",
-        "release",
+        "release_version",
         "stability",
-        "stage_source",
         "area",
-        "position",
         "link_count",
         "missing_link_count",
         "needs_approval",
@@ -252,6 +463,7 @@ class FeatureAdmin(CatalogAdmin):
         "stage_source",
         ("area", admin.RelatedOnlyFieldListFilter),
         HasMissingLinksFilter,
+        MissingFilter,
         "needs_approval",
     ]
     list_select_related = ["release", "area"]
@@ -285,6 +497,10 @@ class FeatureAdmin(CatalogAdmin):
         "merge_into_track",
         "split_into_own_track",
     ]
+
+    @admin.display(description="release", ordering="release_version_key")
+    def release_version(self, feature):
+        return feature.release.version
 
     @admin.display(description="timeline")
     def track_timeline(self, feature):
@@ -454,7 +670,7 @@ class FeatureAdmin(CatalogAdmin):
 @admin.register(Link)
 class LinkAdmin(CatalogAdmin):
     formfield_overrides = URL_FIELDS
-    list_display = ["label", "kind", "url", "feature", "release_version", "is_missing"]
+    list_display = ["label", "kind", "url", "feature_in_release", "is_missing"]
     list_editable = ["url"]
     list_filter = [IsMissingFilter, "kind", ("feature__release", admin.RelatedOnlyFieldListFilter)]
     list_select_related = ["feature__release"]
@@ -463,9 +679,14 @@ class LinkAdmin(CatalogAdmin):
     autocomplete_fields = ["feature"]
     readonly_fields = ["created_at", "updated_at"]
 
-    @admin.display(description="release", ordering="feature__release_version_key")
-    def release_version(self, link):
-        return link.feature.release.version
+    def get_changelist_form(self, request, **kwargs):
+        # A plain URL box in the list: the admin's widget repeats the URL above the box.
+        kwargs["widgets"] = {"url": forms.URLInput(attrs={"placeholder": "https://…"})}
+        return super().get_changelist_form(request, **kwargs)
+
+    @admin.display(description="feature (release)", ordering="feature__release_version_key")
+    def feature_in_release(self, link):
+        return str(link.feature)
 
     @admin.display(description="missing", boolean=True)
     def is_missing(self, link):

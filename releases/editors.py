@@ -1,5 +1,6 @@
 """The "Editors" group: staff who curate the catalog without being superusers."""
 
+from django.contrib.auth.management import create_permissions
 from django.contrib.auth.models import Group, Permission
 
 EDITORS_GROUP = "Editors"
@@ -12,6 +13,10 @@ EXTRA = ["delete_track"]
 
 def ensure_editors_group(sender=None, using="default", **kwargs):
     """Create the group if needed, and give it its permissions (a post_migrate receiver)."""
+    if sender is not None:
+        # This app comes before django.contrib.auth in INSTALLED_APPS, so this receiver may
+        # run before auth's: make sure the app's permissions exist first (idempotent).
+        create_permissions(sender, verbosity=0, using=using)
     codenames = [f"{action}_{model}" for model in EDITED_MODELS for action in ACTIONS] + EXTRA
     permissions = Permission.objects.using(using).filter(
         content_type__app_label="releases", codename__in=codenames

@@ -8,7 +8,8 @@ Every QuerySet here is a ``CatalogQuerySet``, whose bulk writes (``update``, ``d
 
 from django.apps import apps
 from django.db import models
-from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, Subquery
+from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, Subquery, Value
+from django.db.models.functions import Coalesce
 
 from . import changes, versions
 
@@ -53,6 +54,18 @@ class CatalogQuerySet(models.QuerySet):
     bulk_update.alters_data = True
 
 
+def count_of(queryset):
+    """How many rows a correlated ``queryset`` holds, as a subquery for ``annotate``."""
+    counted = (
+        queryset.order_by()
+        .annotate(group=Value(1))
+        .values("group")
+        .annotate(total=Count("pk", distinct=True))
+        .values("total")
+    )
+    return Coalesce(Subquery(counted[:1]), 0)
+
+
 class ReleaseQuerySet(CatalogQuerySet):
     def published(self):
         """Releases the public may see."""
@@ -75,6 +88,29 @@ class ReleaseQuerySet(CatalogQuerySet):
         """Annotate ``feature_count``: the features the public sees."""
         return self.annotate(
             feature_count=Count("features", filter=Q(features__needs_approval=False))
+        )
+
+    def drafts(self):
+        return self.filter(is_published=False)
+
+    def with_checklist(self):
+        """
+        Annotate what publishing each release would still leave undone, in one query:
+        ``missing_link_count``, ``pending_claim_count``, ``review_area_count`` (areas
+        awaiting review among its features') and ``unsummarized_count``.
+        """
+        features = model("Feature").objects.filter(release=OuterRef("pk"))
+        return self.annotate(
+            missing_link_count=count_of(
+                model("Link").objects.missing().filter(feature__release=OuterRef("pk"))
+            ),
+            pending_claim_count=count_of(
+                model("StageClaim").objects.pending().filter(release=OuterRef("pk"))
+            ),
+            review_area_count=count_of(
+                model("Area").objects.filter(needs_review=True, features__release=OuterRef("pk"))
+            ),
+            unsummarized_count=count_of(features.filter(summary="")),
         )
 
     def for_api(self):

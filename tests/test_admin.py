@@ -126,14 +126,39 @@ def test_bulk_action_marks_features_stable(editor_client):
     }
 
 
-def test_publish_action_refuses_releases_without_a_date(editor_client):
+def test_publish_shows_the_checklist_first_and_refuses_only_a_missing_date(editor_client):
     undated = ReleaseFactory(version="2.0", release_date=None, is_published=False)
-    editor_client.post(
-        reverse("admin:releases_release_changelist"),
-        {"action": "publish", "_selected_action": [undated.pk]},
-    )
+    dated = ReleaseFactory(version="2.1", is_published=False)
+    changelist = reverse("admin:releases_release_changelist")
+    selected = {"action": "publish", "_selected_action": [undated.pk, dated.pk]}
+    page = editor_client.post(changelist, selected).content.decode()
+    assert "Blocks publishing:</span>\n" in page or "Blocks publishing:" in page
+    assert "A summary in our own words" in page
+    assert 'value="Publish PyTorch 2.1"' in page  # only the one that may be
     undated.refresh_from_db()
-    assert not undated.is_published
+    assert not undated.is_published  # nothing happens before the confirmation
+    response = editor_client.post(changelist, {**selected, "confirmed": "yes"}, follow=True)
+    assert "Not published, set a release date first: 2.0." in response.content.decode()
+    undated.refresh_from_db()
+    dated.refresh_from_db()
+    assert (undated.is_published, dated.is_published) == (False, True)
+    record = dated.history.latest()
+    assert (record.history_user.username, record.history_change_reason) == (
+        "eddie",
+        "published in the admin",
+    )
+
+
+def test_unpublishing_asks_first(editor_client):
+    release = Release.objects.get(version="1.6")
+    url = reverse("admin:releases_release_unpublish", args=[release.pk])
+    page = editor_client.get(url).content.decode()
+    assert "stop showing" in page and 'value="Unpublish PyTorch 1.6"' in page
+    release.refresh_from_db()
+    assert release.is_published
+    editor_client.post(url)
+    release.refresh_from_db()
+    assert not release.is_published
 
 
 def test_editor_adds_a_release_with_its_features_inline(editor_client):

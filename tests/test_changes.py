@@ -122,7 +122,7 @@ def write_publish_action(client, tmp_path):
     release = Release.objects.get(version="1.6")
     Release.objects.filter(pk=release.pk).update(is_published=False)
     since = timezone.now()
-    admin_action(client, "release", "publish", [release])
+    admin_action(client, "release", "publish", [release], confirmed="yes")
     return ("release", "updated", ["1.6"]), ("/api/releases/", "1.6"), since
 
 
@@ -133,7 +133,9 @@ def write_stability_action(client, tmp_path):
 
 
 def write_unpublish_action(client, tmp_path):
-    admin_action(client, "release", "unpublish", [Release.objects.get(version="1.6")])
+    admin_action(
+        client, "release", "unpublish", [Release.objects.get(version="1.6")], confirmed="yes"
+    )
     return ("release", "updated", ["1.6"]), None  # gone from the public lists
 
 

@@ -87,6 +87,20 @@ class ImportReport:
             or self.claims_created
         )
 
+    @property
+    def sections(self):
+        """The report's lists, titled, for a page to show as tables."""
+        return [
+            ("Features to create", self.created),
+            ("Features to change", self.updated),
+            ("New features that will await approval", self.awaiting_approval),
+            ("Stage claims found in the prose", self.claims_created),
+            ("Editors' changes kept (the post says otherwise)", self.kept),
+            ("Links left out", self.left_out),
+            ("New areas for editors to review", self.new_areas),
+            ("In the catalog but not in the post (left as they are)", self.not_in_post),
+        ]
+
     def lines(self):
         if self.release_created:
             state = "created (published)" if self.published else "created (draft)"
@@ -171,6 +185,16 @@ def import_post(parsed, *, publish=False, release_date=None, dry_run=False, sour
     if not dry_run:
         plan.apply(source)
     return plan.report
+
+
+def preview(parsed, *, publish=False, release_date=None):
+    """
+    What importing ``parsed`` would do, writing nothing: the import's report (created,
+    changed, kept, claims) and every difference between the post and the catalog's release.
+    The admin's import page and ``import_post --dry-run --compare`` both show this.
+    """
+    report = import_post(parsed, publish=publish, release_date=release_date, dry_run=True)
+    return report, compare(parsed, find_release(parsed.version))
 
 
 class Plan:

@@ -13,7 +13,7 @@ import datetime as dt
 from django.core.management.base import BaseCommand, CommandError
 
 from releases.importing.parse import PostError, parse_file
-from releases.importing.sync import ImportProblem, compare, find_release, import_post
+from releases.importing.sync import ImportProblem, compare, find_release, import_post, preview
 
 
 def iso_date(value):
@@ -58,6 +58,16 @@ class Command(BaseCommand):
             parsed = parse_file(path, version=release_version)
         except PostError as error:
             raise CommandError(self.where(path, error.line, error.message)) from None
+        if compare and dry_run:
+            # What the import would do, then how the post and the catalog differ: the same
+            # preview as the admin's import page.
+            try:
+                report, _ = preview(parsed, publish=publish, release_date=date)
+            except ImportProblem as error:
+                raise CommandError(self.where(path, error.line, error.message)) from None
+            for line in report.lines():
+                self.stdout.write(line)
+            self.stdout.write(self.style.WARNING("Dry run: nothing was written."))
         if compare:
             return self.compare(path, parsed)
         try:

@@ -1,0 +1,127 @@
+"""
+The editors' desk: what needs doing, as queues with counts, each a link to the list that
+works it, the drafts with their publishing checklists, and the latest changes with who made
+them. A bounded number of queries, whatever the catalog's size.
+"""
+
+from dataclasses import dataclass
+from heapq import merge
+from itertools import islice
+
+from django.urls import reverse
+
+from . import history, publishing
+from .importing.areas import UNFILED_AREA
+from .models import Area, Feature, Link, Release, StageClaim
+
+
+@dataclass
+class Queue:
+    title: str
+    count: int
+    url: str
+    hint: str
+
+
+def changelist(model_name, query=""):
+    return reverse(f"admin:releases_{model_name}_changelist") + (f"?{query}" if query else "")
+
+
+def queues():
+    """Every queue, in the order an editor's day works them."""
+    features = Feature.objects.all()
+    return [
+        Queue(
+            "Links missing",
+            Link.objects.missing().count(),
+            changelist("link", "is_missing=yes"),
+            "Links a post promised but left empty: fill in the URL.",
+        ),
+        Queue(
+            "Draft releases",
+            Release.objects.drafts().count(),
+            changelist("release", "is_published__exact=0"),
+            "Imported, not yet public: work the checklist below, then publish.",
+        ),
+        Queue(
+            "New features awaiting approval",
+            features.awaiting_approval().count(),
+            changelist("feature", "needs_approval__exact=1"),
+            "Added by a post to a release already published.",
+        ),
+        Queue(
+            "Stage claims awaiting review",
+            StageClaim.objects.pending().count(),
+            changelist("stageclaim", "status__exact=pending"),
+            "Stages a post states in prose: accept or reject each.",
+        ),
+        Queue(
+            "Areas awaiting review",
+            Area.objects.filter(needs_review=True).count(),
+            changelist("area", "needs_review__exact=1"),
+            "Headings no area knew: keep as an area, or make them an alias.",
+        ),
+        Queue(
+            "Features without a stage",
+            features.filter(stability="").count(),
+            changelist("feature", "missing=stage"),
+            "No tag, section or claim gave a stability.",
+        ),
+        Queue(
+            "Features without an area",
+            features.filter(area__name=UNFILED_AREA).count(),
+            changelist("feature", "missing=area"),
+            f"Filed under {UNFILED_AREA} because the post put them under no heading.",
+        ),
+        Queue(
+            "Features without a summary",
+            features.filter(summary="").count(),
+            changelist("feature", "missing=summary"),
+            "Say what each is, in our own words.",
+        ),
+    ]
+
+
+def drafts():
+    """Draft releases, newest first, each with its publishing checklist (one query)."""
+    return [
+        (release, publishing.checklist(release))
+        for release in Release.objects.drafts().with_checklist().newest_first()
+    ]
+
+
+@dataclass
+class Change:
+    when: object
+    who: str
+    action: str
+    what: str
+    why: str
+    url: str
+
+
+def recent_changes(limit=12):
+    """The latest changes to the catalog, newest first: one query per kind of object."""
+    streams = []
+    for model in history.TYPES.values():
+        records = model.history.select_related("history_user").order_by(
+            "-history_date", "-history_id"
+        )[:limit]
+        streams.append([(record, model) for record in records])
+    newest = merge(*streams, key=lambda item: item[0].history_date, reverse=True)
+    changes = []
+    for record, model in islice(newest, limit):
+        url = ""
+        if record.history_type != "-":
+            url = reverse(f"admin:releases_{model._meta.model_name}_history", args=[record.id])
+        changes.append(
+            Change(
+                when=record.history_date,
+                who=record.history_user.get_username() if record.history_user else "",
+                action=history.ACTIONS[record.history_type],
+                what=f"{model._meta.verbose_name} {record.history_object}",
+                why=record.history_change_reason or "",
+                url=url,
+            )
+        )
+    return changes

@@ -1,0 +1,24 @@
+"""The admin site of the catalog: its name, and the editors' desk as its front page."""
+
+from django.contrib import admin
+
+from . import dashboard
+
+
+class CatalogAdminSite(admin.AdminSite):
+    site_header = "PyTorch Release Catalog"
+    site_title = "PyTorch Release Catalog"
+    index_title = "Editors' desk"
+    index_template = "admin/catalog_index.html"
+    # The desk links every queue and list; the sidebar would take a third of a 1280 px window.
+    enable_nav_sidebar = False
+
+    def index(self, request, extra_context=None):
+        context = {}
+        if request.user.has_perm("releases.view_feature"):
+            context = {
+                "queues": dashboard.queues(),
+                "drafts": dashboard.drafts(),
+                "recent_changes": dashboard.recent_changes(),
+            }
+        return super().index(request, {**context, **(extra_context or {})})
