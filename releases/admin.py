@@ -9,9 +9,11 @@ with their links. Bulk actions, merges and splits are recorded under the editor'
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
+from django.contrib.admin.widgets import AutocompleteSelect
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models
 from django.db.models import Count, Q
+from django.db.models.functions import Lower
 from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -139,9 +141,16 @@ class AppearanceInline(admin.TabularInline):
 
 class MergeIntoTrackForm(forms.Form):
     track = forms.ModelChoiceField(
-        queryset=Track.objects.order_by("name"),
-        help_text="The track the selected features join.",
+        queryset=Track.objects.order_by(Lower("name")),
+        help_text="The track the selected features join: type to search by name or slug.",
     )
+
+    def __init__(self, *args, admin_site, **kwargs):
+        super().__init__(*args, **kwargs)
+        # The admin's own searchable picker (select2), fed by the track list's search.
+        field = self.fields["track"]
+        field.widget = AutocompleteSelect(Feature._meta.get_field("track"), admin_site)
+        field.widget.choices = field.choices
 
 
 class ImportPostForm(forms.Form):
@@ -447,7 +456,7 @@ class ReleaseAdmin(CatalogAdmin):
 class FeatureAdmin(CatalogAdmin):
     change_list_template = "admin/releases/feature/change_list.html"
     list_display = [
-        "title",
+        "feature_title",
         "release_version",
         "stability",
         "area",
@@ -498,6 +507,10 @@ class FeatureAdmin(CatalogAdmin):
         "split_into_own_track",
     ]
 
+    @admin.display(description="title", ordering=Lower("title"))
+    def feature_title(self, feature):
+        return feature.title
+
     @admin.display(description="release", ordering="release_version_key")
     def release_version(self, feature):
         return feature.release.version
@@ -537,7 +550,9 @@ class FeatureAdmin(CatalogAdmin):
     @admin.action(description="Merge into track…", permissions=["merge"])
     def merge_into_track(self, request, queryset):
         queryset = queryset.select_related("release", "track")
-        form = MergeIntoTrackForm(request.POST if "apply" in request.POST else None)
+        form = MergeIntoTrackForm(
+            request.POST if "apply" in request.POST else None, admin_site=self.admin_site
+        )
         if form.is_valid():
             into = form.cleaned_data["track"]
             try:
@@ -561,6 +576,7 @@ class FeatureAdmin(CatalogAdmin):
             "title": "Merge into track",
             "features": queryset,
             "form": form,
+            "media": self.media + form.media,
         }
         return TemplateResponse(request, "admin/releases/feature/merge_into_track.html", context)
 
@@ -698,7 +714,7 @@ class AreaAdmin(CatalogAdmin):
     list_display = ["name", "slug", "feature_count", "needs_review"]
     list_filter = ["needs_review"]
     search_fields = ["name", "slug", "aliases__name"]
-    ordering = ["name"]
+    ordering = [Lower("name")]
     prepopulated_fields = {"slug": ["name"]}
     readonly_fields = ["created_at", "updated_at"]
     inlines = [AreaAliasInline]
@@ -724,7 +740,7 @@ class TrackAdmin(CatalogAdmin):
     list_filter = [("area", admin.RelatedOnlyFieldListFilter)]
     list_select_related = ["area"]
     search_fields = ["name", "slug", "description", "features__title"]
-    ordering = ["name"]
+    ordering = [Lower("name")]
     autocomplete_fields = ["area"]
     prepopulated_fields = {"slug": ["name"]}
     readonly_fields = ["created_at", "updated_at"]
@@ -745,7 +761,7 @@ class AreaAliasAdmin(CatalogAdmin):
     list_display = ["name", "area"]
     list_select_related = ["area"]
     search_fields = ["name", "area__name"]
-    ordering = ["name"]
+    ordering = [Lower("name")]
     autocomplete_fields = ["area"]
 
 

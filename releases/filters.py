@@ -14,6 +14,7 @@ from django import forms
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
 from django.db import connections
 from django.db.models import Q
+from django.db.models.functions import Lower
 from django.http import QueryDict
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
@@ -299,8 +300,9 @@ class SearchFilter(django_filters.Filter):
 class VersionAwareOrderingFilter(django_filters.OrderingFilter):
     """An OrderingFilter where ``release`` orders by version, not by text."""
 
-    def __init__(self, *args, version_field, **kwargs):
+    def __init__(self, *args, version_field, text_fields=(), **kwargs):
         self.version_field = version_field
+        self.text_fields = set(text_fields)  # ordered as people read them: case-insensitively
         super().__init__(*args, **kwargs)
         allowed = ", ".join(value for value, _ in self.extra["choices"])
         self.extra["error_messages"] = {
@@ -312,7 +314,11 @@ class VersionAwareOrderingFilter(django_filters.OrderingFilter):
         name = param.lstrip("-")
         if name == "release":
             return [f"{'-' if descending else ''}{self.version_field}"]
-        return [super().get_ordering_value(param)]
+        field = super().get_ordering_value(param)
+        if name in self.text_fields:
+            lowered = Lower(field.lstrip("-"))
+            return [lowered.desc() if descending else lowered.asc()]
+        return [field]
 
     def filter(self, qs, value):
         if value in ([], (), {}, "", None):
@@ -470,6 +476,7 @@ class FeatureFilterSet(CatalogFilterSet):
     )
     ordering = VersionAwareOrderingFilter(
         version_field="release_version_key",
+        text_fields=["title", "area"],
         fields=(
             ("release", "release"),
             ("title", "title"),

@@ -9,7 +9,7 @@ Every QuerySet here is a ``CatalogQuerySet``, whose bulk writes (``update``, ``d
 from django.apps import apps
 from django.db import models
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, Subquery, Value
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, Lower
 
 from . import changes, versions
 
@@ -140,7 +140,7 @@ class AreaQuerySet(CatalogQuerySet):
         return self.annotate(feature_count=Count("features", filter=condition))
 
     def for_api(self):
-        return self.with_feature_count().order_by("name")
+        return self.with_feature_count().order_by(Lower("name"))
 
 
 class AreaManager(models.Manager.from_queryset(AreaQuerySet)):
@@ -189,7 +189,7 @@ class TrackQuerySet(CatalogQuerySet):
             self.with_stage(as_of)
             .select_related("area")
             .prefetch_related(Prefetch("features", queryset=appearances, to_attr="appearances"))
-            .order_by("name", "pk")
+            .order_by(Lower("name"), "pk")
         )
 
     def orphaned(self):

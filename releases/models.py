@@ -312,9 +312,9 @@ class Track(Timestamped):
     history = history()
 
     class Meta:
-        ordering = ["name"]
+        ordering = [Lower("name")]
         constraints = [models.UniqueConstraint(fields=["slug"], name="track_unique_slug")]
-        indexes = [models.Index(fields=["name"], name="track_name_idx")]
+        indexes = [models.Index(Lower("name"), name="track_name_ci_idx")]
 
     def __str__(self):
         return self.name
@@ -429,6 +429,8 @@ class Feature(Timestamped):
                 fields=["area", "-release_version_key", "position"], name="feature_area_idx"
             ),
             models.Index(fields=["track", "release_version_key"], name="feature_track_idx"),
+            # Titles sort as people read them ("Ability" before "AMD", "torch.fft" among the T's).
+            models.Index(Lower("title"), name="feature_title_ci_idx"),
             models.Index(
                 fields=["release"], condition=Q(needs_approval=True), name="feature_pending_idx"
             ),

@@ -253,6 +253,16 @@ def test_merge_into_track_asks_which_track_then_merges(editor_client):
     )
     assert page.status_code == 200
     assert "Merge into track" in page.content.decode()
+    # The track is picked by searching (the admin's autocomplete), not from a long list.
+    assert 'class="admin-autocomplete' in page.content.decode()
+    found = editor_client.get(
+        reverse("admin:autocomplete"),
+        {"term": "determin", "app_label": "releases", "model_name": "feature",
+         "field_name": "track"},
+    ).json()  # fmt: skip
+    assert "deterministic-algorithms" in [
+        Track.objects.get(pk=item["id"]).slug for item in found["results"]
+    ]
     target = Track.objects.get(slug="deterministic-algorithms")
     done = editor_client.post(
         changelist,

@@ -367,3 +367,19 @@ def test_list_items_are_exactly_what_the_serializer_documents(catalog):
     assert len(served) == len(documented) == 71
     for item in served:
         assert json.dumps(item) == json.dumps(documented[(item["release"], item["slug"])])
+
+
+def test_titles_sort_as_people_read_them_whatever_their_case(api):
+    titles = [
+        item["title"]
+        for item in api("/api/features/", ordering="title", page_size=100).json()["results"]
+    ]
+    assert titles == sorted(titles, key=str.lower)
+    assert titles != sorted(titles)  # the catalog has titles that differ by case ("torch.fft")
+    backwards = [
+        item["title"]
+        for item in api("/api/features/", ordering="-title", page_size=100).json()["results"]
+    ]
+    assert backwards == sorted(titles, key=str.lower, reverse=True)
+    names = [track["name"] for track in api("/api/tracks/", page_size=100).json()["results"]]
+    assert names == sorted(names, key=str.lower)
