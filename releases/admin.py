@@ -145,6 +145,9 @@ class MergeIntoTrackForm(forms.Form):
         help_text="The track the selected features join: type to search by name or slug.",
     )
 
+    class Media:
+        js = ["releases/merge.js"]
+
     def __init__(self, *args, admin_site, **kwargs):
         super().__init__(*args, **kwargs)
         # The admin's own searchable picker (select2), fed by the track list's search.
@@ -697,7 +700,9 @@ class LinkAdmin(CatalogAdmin):
 
     def get_changelist_form(self, request, **kwargs):
         # A plain URL box in the list: the admin's widget repeats the URL above the box.
-        kwargs["widgets"] = {"url": forms.URLInput(attrs={"placeholder": "https://…"})}
+        kwargs["widgets"] = {
+            "url": forms.URLInput(attrs={"placeholder": "https://…", "aria-label": "URL"})
+        }
         return super().get_changelist_form(request, **kwargs)
 
     @admin.display(description="feature (release)", ordering="feature__release_version_key")

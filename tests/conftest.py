@@ -1,5 +1,6 @@
 import json
 import os
+import shutil
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -89,3 +90,107 @@ def api(live_catalog):
 
     get.server = live_catalog
     return get
+
+
+# --- a real browser: Debian's chromium, driven by Playwright ----------------------------------
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+# CI sets this: there, a missing browser fails the run instead of skipping its tests.
+BROWSER_REQUIRED = os.environ.get("CATALOG_BROWSER_TESTS") == "required"
+SCREENSHOTS_DIR = Path(settings.BASE_DIR) / "test-artifacts" / "screenshots"
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    """Launch the system's chromium: Playwright's own browser downloads are never used."""
+    if CHROMIUM is None:
+        message = "no chromium on PATH (apt-get install chromium): browser tests not run"
+        if BROWSER_REQUIRED:
+            pytest.fail(message)
+        pytest.skip(message)
+    return {**browser_type_launch_args, "executable_path": CHROMIUM}
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """
+    Browser tests run last: Playwright's event loop, once started, runs in this thread until
+    the session ends, and every test after it would see an async context.
+    """
+    items.sort(key=lambda item: "page" in getattr(item, "fixturenames", ()))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """
+    Playwright's sync API keeps an event loop running in the test's thread; the tests' own
+    ORM calls (and their fixtures' set-up and tear-down) are ordinary synchronous code all the
+    same. Only around browser tests: a subprocess of another test must not inherit it (check
+    --deploy refuses it).
+    """
+    if "page" not in getattr(item, "fixturenames", ()):
+        return (yield)
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        return (yield)
+    finally:
+        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    return {**browser_context_args, "viewport": {"width": 1280, "height": 900}}
+
+
+class Browsing:
+    """A page in a real browser, with its console watched and each step's screenshot kept."""
+
+    def __init__(self, page, server, name):
+        self.page, self.server, self.name = page, server, name
+        self.errors, self.steps = [], 0
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda error: self.errors.append(f"page error: {error}"))
+
+    def open(self, path):
+        response = self.page.goto(f"{self.server.url}{path}")
+        assert response.status < 400, (path, response.status)
+        return response
+
+    def screenshot(self, step):
+        """Save the whole page, as a person would see it, under test-artifacts/screenshots/."""
+        self.steps += 1
+        SCREENSHOTS_DIR.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS_DIR / f"{self.name}-{self.steps:02d}-{step}.png"
+        self.page.screenshot(path=str(path), full_page=True)
+        return path
+
+    def widest(self):
+        """How wide the page is, counting tables that scroll inside their own box."""
+        return self.page.evaluate(
+            """() => Math.max(document.documentElement.scrollWidth,
+                ...Array.from(document.querySelectorAll('.results, .tabular')).map(
+                    e => e.scrollWidth - e.clientWidth + document.documentElement.clientWidth))"""
+        )
+
+    def serious_accessibility_problems(self):
+        """axe-core's serious and critical violations on the page: (rule, impact, help, count)."""
+        from axe_playwright_python.sync_playwright import Axe
+
+        results = Axe().run(self.page)
+        return [
+            (
+                violation["id"],
+                violation["impact"],
+                violation["help"],
+                [node["target"] for node in violation["nodes"]][:5],
+            )
+            for violation in results.response["violations"]
+            if violation["impact"] in {"serious", "critical"}
+        ]
+
+
+@pytest.fixture
+def browsing(page, live_server, request):
+    """A browser page on the live server; fails the test on any console error."""
+    session = Browsing(page, live_server, request.node.name.replace("[", "-").rstrip("]"))
+    yield session
+    assert not session.errors, f"console errors: {session.errors}"
