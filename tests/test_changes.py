@@ -541,3 +541,17 @@ def test_a_post_adding_to_a_published_release_waits_for_approval(live_catalog, t
         Feature.objects.filter(pk=late.pk).update(needs_approval=False)
     public = http(live_catalog, "/api/features/", params={"release": "1.9", "page_size": 100})
     assert "a-late-addition" in [item["slug"] for item in public.json()["results"]]
+
+
+def test_importing_with_publish_approves_what_the_post_adds(live_catalog, tmp_path):
+    """--publish is the importer's own approval: a companion post's features go public."""
+    post = tmp_path / "late.md"
+    post.write_text(textwrap.dedent(NEW_POST), encoding="utf-8")
+    from io import StringIO
+
+    out = StringIO()
+    call_command("import_post", str(post), "--publish", stdout=out)
+    assert "await an editor's approval" not in out.getvalue()
+    assert not Feature.objects.get(slug="a-late-addition").needs_approval
+    public = http(live_catalog, "/api/features/", params={"release": "1.9", "page_size": 100})
+    assert "a-late-addition" in [item["slug"] for item in public.json()["results"]]

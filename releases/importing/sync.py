@@ -259,7 +259,10 @@ class Plan:
             area = self.areas.resolve(parsed_feature.area)
             feature = existing.pop(parsed_feature.slug, None)
             if feature is None:
-                feature = self.plan_feature(parsed_feature, area, pending=was_published)
+                # New features of a published release wait for an editor, unless whoever
+                # imports asked to publish: then they are that person's approval.
+                pending = was_published and not self.publish
+                feature = self.plan_feature(parsed_feature, area, pending=pending)
                 current_links = []
             else:
                 self.plan_update(feature, parsed_feature, area)

@@ -44,7 +44,11 @@ class Command(BaseCommand):
             "--dry-run", action="store_true", help="Report what would change; write nothing."
         )
         parser.add_argument(
-            "--publish", action="store_true", help="Publish the release (it needs a date)."
+            "--publish",
+            action="store_true",
+            help="Publish the release (it needs a date), and with it the features this post "
+            "adds to it (without --publish, new features of a published release await an "
+            "editor's approval).",
         )
         parser.add_argument(
             "--compare",
