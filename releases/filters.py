@@ -13,7 +13,7 @@ import django_filters
 from django import forms
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
 from django.db import connections
-from django.db.models import Q
+from django.db.models import Count, Q
 from django.db.models.functions import Lower
 from django.http import QueryDict
 from django_filters.rest_framework import DjangoFilterBackend
@@ -435,6 +435,10 @@ class ReleaseFilterSet(CatalogFilterSet):
         fields = []
 
 
+# The facets /api/features/ counts on request: parameter name -> the field counted.
+FACET_FIELDS = {"stability": "stability", "area": "area__slug", "release": "release__version"}
+
+
 class FeatureFilterSet(CatalogFilterSet):
     release = VersionListFilter(
         field_name="release_version_key",
@@ -474,6 +478,12 @@ class FeatureFilterSet(CatalogFilterSet):
         help_text="Words that must all appear in the title or summary (on PostgreSQL, best "
         "matches first, and other forms of a word match too: profiling finds profiler).",
     )
+    facets = ChoiceListFilter(
+        method="filter_facets",
+        allowed=list(FACET_FIELDS),
+        help_text="stability, area and/or release: adds `facets`, how many features each "
+        "choice would give with the other filters applied.",
+    )
     ordering = VersionAwareOrderingFilter(
         version_field="release_version_key",
         text_fields=["title", "area"],
@@ -493,6 +503,9 @@ class FeatureFilterSet(CatalogFilterSet):
 
     def filter_has_missing_links(self, queryset, name, value):
         return queryset if value is None else queryset.with_missing_links(value)
+
+    def filter_facets(self, queryset, name, value):
+        return queryset  # counts beside the list (feature_facets), not a filter
 
     def filter_promoted(self, queryset, name, value):
         return queryset if value is None else queryset.promoted(value)
@@ -674,3 +687,36 @@ class StrictFilterBackend(DjangoFilterBackend):
         errors = None if filterset.is_valid() else filterset.errors
         reject_bad_query(request.query_params, allowed, errors)
         return filterset.qs
+
+
+# Parameters that shape the answer, not which features it holds.
+PRESENTATION = {"facets", "page", "page_size", "ordering", "format"}
+
+
+def feature_facets(params, wanted):
+    """
+    For each facet in ``wanted``: how many published features each of its values would give
+    with every other filter of ``params`` applied (its own left out, as a faceted search does).
+    One grouped query per facet, whatever the catalog's size.
+    """
+    result = {}
+    for name in wanted:
+        others = params.copy()
+        for key in {name, *PRESENTATION}:
+            others.pop(key, None)
+        features = FeatureFilterSet(others, queryset=Feature.objects.for_api()).qs.order_by()
+        if name == "release":
+            rows = features.values_list("release__version", "release_version_key").annotate(
+                total=Count("pk")
+            )
+            ordered = sorted(rows, key=lambda row: -row[1])
+            result[name] = {version: total for version, _, total in ordered}
+        elif name == "stability":
+            counts = dict(features.values_list("stability").annotate(total=Count("pk")))
+            result[name] = {stage: counts.get(stage, 0) for stage in Stability.values}
+            if counts.get(""):
+                result[name][NO_STABILITY] = counts[""]
+        else:
+            rows = features.values_list(FACET_FIELDS[name]).annotate(total=Count("pk"))
+            result[name] = dict(sorted(rows))
+    return result

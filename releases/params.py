@@ -17,7 +17,7 @@ import re
 from rest_framework.exceptions import ValidationError
 from rest_framework.negotiation import DefaultContentNegotiation
 
-MULTI_VALUED = {"release", "stability", "area", "kind"}
+MULTI_VALUED = {"release", "stability", "area", "kind", "facets"}
 # C0 and C1 controls, DEL, and the line and paragraph separators.
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 ASCII_WHOLE_NUMBER = re.compile(r"^[0-9]+$")

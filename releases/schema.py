@@ -7,7 +7,7 @@ bounds, and that none may be empty — and every response an operation can give:
 400 (each bad parameter named), 404 and 429. schemathesis (`make fuzz`) holds the API to it.
 """
 
-from .filters import DATETIME_RE, ISO_DATE_RE, SearchField
+from .filters import DATETIME_RE, FACET_FIELDS, ISO_DATE_RE, SearchField
 from .models import Area, LinkKind, Stability, Track
 from .pagination import MAX_PAGE, StrictPageNumberPagination
 
@@ -71,6 +71,11 @@ def parameter_schemas():
         ),
         "area": several(comma_list(areas), "Area slugs (see /api/areas/), one or several."),
         "kind": several(comma_list(LinkKind.values), "Link kinds, one or several."),
+        "facets": several(
+            comma_list(list(FACET_FIELDS)),
+            "stability, area and/or release: adds `facets` to the answer, the count of features "
+            "each value would give with the other filters applied.",
+        ),
         "track": {
             "schema": {
                 "type": "string",
@@ -152,9 +157,24 @@ RESPONSES = {
 }
 
 
+FACETS_SCHEMA = {
+    "type": "object",
+    "description": "Present when `facets` is given: for each facet asked for, each value's "
+    "count of features with the other filters applied.",
+    "properties": {
+        name: {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}}
+        for name in FACET_FIELDS
+    },
+    "additionalProperties": False,
+}
+
+
 def postprocess(result, generator, request, public):
     """SPECTACULAR_SETTINGS' POSTPROCESSING_HOOKS entry: the truth about parameters and errors."""
-    result.setdefault("components", {}).setdefault("schemas", {}).update(ERRORS)
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas.update(ERRORS)
+    if "PaginatedFeatureList" in schemas:
+        schemas["PaginatedFeatureList"].setdefault("properties", {})["facets"] = FACETS_SCHEMA
     known = parameter_schemas()
     for operations in result.get("paths", {}).values():
         for operation in operations.values():

@@ -27,6 +27,7 @@ from .filters import (
     LinkFilterSet,
     ReleaseFilterSet,
     TrackFilterSet,
+    feature_facets,
     reject_bad_query,
 )
 from .history import changes_since
@@ -73,7 +74,13 @@ class FeatureViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     def list(self, request, *args, **kwargs):
         features = self.filter_queryset(self.get_queryset())
         rows = self.paginate_queryset(CountedValues(features, feature_values(features)))
-        return self.get_paginated_response(feature_items(rows))
+        response = self.get_paginated_response(feature_items(rows))
+        wanted = [
+            name for value in request.query_params.getlist("facets") for name in value.split(",")
+        ]
+        if wanted:
+            response.data["facets"] = feature_facets(request.query_params, dict.fromkeys(wanted))
+        return response
 
 
 class LinkViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):

@@ -326,6 +326,8 @@ def count_queries(client, url):
         ("/api/features/?", 3),
         ("/api/features/?release=1.8&stability=beta,prototype&has_missing_links=false&", 3),
         ("/api/features/?area=mobile,torchvision&", 4),  # + validating the area slugs
+        # + one grouped query per facet, and the area filter's validation for the others
+        ("/api/features/?facets=stability,area,release&", 6),
         ("/api/links/?", 2),
         ("/api/links/?is_missing=true&kind=documentation&", 2),
         ("/api/areas/?", 3),
@@ -383,3 +385,25 @@ def test_titles_sort_as_people_read_them_whatever_their_case(api):
     assert backwards == sorted(titles, key=str.lower, reverse=True)
     names = [track["name"] for track in api("/api/tracks/", page_size=100).json()["results"]]
     assert names == sorted(names, key=str.lower)
+
+
+def test_facets_count_what_each_choice_would_give_with_the_other_filters(api):
+    body = api("/api/features/", release="1.8", facets="stability").json()
+    stages = body["facets"]["stability"]
+    assert stages == {"stable": 3, "beta": 7, "prototype": 6}  # 1 tagged, 2 from claims
+    for stage, count in stages.items():
+        assert api("/api/features/", release="1.8", stability=stage).json()["count"] == count
+    # A facet leaves its own filter out: asking for beta still counts every stage.
+    narrowed = api("/api/features/", release="1.8", stability="beta", facets="stability,area")
+    assert narrowed.json()["facets"]["stability"] == stages
+    areas = narrowed.json()["facets"]["area"]
+    assert sum(areas.values()) == narrowed.json()["count"] == 7
+    releases = api("/api/features/", facets="release", area="mobile").json()["facets"]["release"]
+    assert list(releases) == ["1.9", "1.8", "1.7", "1.6"]  # newest first, as versions
+    assert "facets" not in api("/api/features/").json()
+
+
+def test_an_unknown_facet_is_a_400_naming_it(api):
+    response = api("/api/features/", facets="stability,colour")
+    assert response.status == 400
+    assert "colour" in response.json()["facets"][0]
