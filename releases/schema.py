@@ -185,6 +185,28 @@ def postprocess(result, generator, request, public):
                     if parameter["schema"].get("type") != "string":
                         parameter["schema"].pop("minLength")
                     parameter["allowEmptyValue"] = False
+            if operation.get("operationId", "").endswith("_list"):
+                add_csv(operation)
             for status, response in RESPONSES.items():
                 operation.setdefault("responses", {}).setdefault(status, response)
     return result
+
+
+def add_csv(operation):
+    """A list's ``format``: json (pages), or csv (every matching row, streamed)."""
+    if any(parameter["name"] == "format" for parameter in operation.get("parameters", [])):
+        return
+    operation.setdefault("parameters", []).append(
+        {
+            "name": "format",
+            "in": "query",
+            "required": False,
+            "allowEmptyValue": False,
+            "schema": {"type": "string", "enum": ["json", "csv"]},
+            "description": "csv: every matching row (not one page) as CSV with a header row, in "
+            "the same order, streamed; nested lists are space-separated (links by URL, "
+            "appearances as release:stability).",
+        }
+    )
+    content = operation.get("responses", {}).get("200", {}).setdefault("content", {})
+    content["text/csv"] = {"schema": {"type": "string"}}

@@ -7,6 +7,7 @@ Views stay thin: QuerySets say what to read, FilterSets how to narrow it.
 from urllib.parse import urlencode
 
 from django.conf import settings
+from django.db.models import Prefetch
 from django.http import JsonResponse
 from django.urls import reverse
 from django.views.defaults import bad_request as django_bad_request
@@ -19,6 +20,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from .exports import CSVRenderer, csv_response
 from .filters import (
     AreaFilterSet,
     ChangesForm,
@@ -48,8 +50,48 @@ from .serializers import (
 from .tracks import compare
 
 
-class ReleaseViewSet(viewsets.ReadOnlyModelViewSet):
+class CSVListMixin:
+    """``format=csv`` on the list: every matching row, streamed (releases.exports)."""
+
+    csv_name = ""
+
+    def get_renderers(self):
+        renderers = super().get_renderers()
+        if self.action == "list":
+            renderers.append(CSVRenderer())
+        return renderers
+
+    def csv_queryset(self, queryset):
+        return queryset
+
+    def list(self, request, *args, **kwargs):
+        if self.wants_csv(request):
+            return self.csv_list()
+        return super().list(request, *args, **kwargs)
+
+    @staticmethod
+    def wants_csv(request):
+        return request.accepted_renderer.format == "csv"
+
+    def csv_list(self):
+        queryset = self.csv_queryset(self.filter_queryset(self.get_queryset()))
+        return csv_response(
+            queryset, self.get_serializer_class(), self.get_serializer_context(), self.csv_name
+        )
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        # Errors stay JSON, whatever the format asked for: a 400 names its parameter.
+        if response.status_code >= 400 and getattr(request, "accepted_renderer", None):
+            if request.accepted_renderer.format == "csv":
+                request.accepted_renderer = JSONRenderer()
+                request.accepted_media_type = JSONRenderer.media_type
+        return super().finalize_response(request, response, *args, **kwargs)
+
+
+class ReleaseViewSet(CSVListMixin, viewsets.ReadOnlyModelViewSet):
     """Published releases, newest version first; a release's page lists its features."""
+
+    csv_name = "releases"
 
     lookup_field = "version"
     lookup_value_regex = r"[^/]+"
@@ -64,14 +106,23 @@ class ReleaseViewSet(viewsets.ReadOnlyModelViewSet):
         return ReleaseDetailSerializer if self.action == "retrieve" else ReleaseSerializer
 
 
-class FeatureViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
+class FeatureViewSet(CSVListMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
     """Features of published releases, newest release first, in the order of their post."""
+
+    csv_name = "features"
+
+    def csv_queryset(self, queryset):
+        return queryset.select_related("release", "area", "track").prefetch_related(
+            Prefetch("links", queryset=Link.objects.order_by("position", "pk"))
+        )
 
     queryset = Feature.objects.for_api()
     serializer_class = FeatureSerializer  # the contract; items are built from values rows
     filterset_class = FeatureFilterSet
 
     def list(self, request, *args, **kwargs):
+        if self.wants_csv(request):
+            return self.csv_list()
         features = self.filter_queryset(self.get_queryset())
         rows = self.paginate_queryset(CountedValues(features, feature_values(features)))
         response = self.get_paginated_response(feature_items(rows))
@@ -83,16 +134,20 @@ class FeatureViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         return response
 
 
-class LinkViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
+class LinkViewSet(CSVListMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
     """Links of published features; ``is_missing=true`` lists those still to be filled in."""
+
+    csv_name = "links"
 
     queryset = Link.objects.for_api()
     serializer_class = LinkListSerializer
     filterset_class = LinkFilterSet
 
 
-class AreaViewSet(viewsets.ReadOnlyModelViewSet):
+class AreaViewSet(CSVListMixin, viewsets.ReadOnlyModelViewSet):
     """The vocabulary of areas, with the number of published features in each."""
+
+    csv_name = "areas"
 
     lookup_field = "slug"
     queryset = Area.objects.for_api().prefetch_related("aliases")
@@ -100,7 +155,7 @@ class AreaViewSet(viewsets.ReadOnlyModelViewSet):
     filterset_class = AreaFilterSet
 
 
-class TrackViewSet(viewsets.ReadOnlyModelViewSet):
+class TrackViewSet(CSVListMixin, viewsets.ReadOnlyModelViewSet):
     """
     Capabilities across releases, each with its stage (the stability of its latest
     appearance) and its appearances in version order.
@@ -109,6 +164,7 @@ class TrackViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_field = "slug"
     serializer_class = TrackSerializer
     filterset_class = TrackFilterSet
+    csv_name = "tracks"
 
     def get_queryset(self):
         if self.action == "retrieve":

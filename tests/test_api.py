@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from releases.models import Feature
+from releases.models import Feature, Release
 from releases.serializers import feature_items, feature_values
 from tests.conftest import http
 from tests.factories import FeatureFactory, LinkFactory, ReleaseFactory
@@ -407,3 +407,55 @@ def test_an_unknown_facet_is_a_400_naming_it(api):
     response = api("/api/features/", facets="stability,colour")
     assert response.status == 400
     assert "colour" in response.json()["facets"][0]
+
+
+# --- CSV ------------------------------------------------------------------------------------
+
+
+def csv_rows(response):
+    import csv
+    import io
+
+    return list(csv.DictReader(io.StringIO(response.body.decode("utf-8"))))
+
+
+def test_csv_streams_every_matching_row_not_one_page(api):
+    everything = api("/api/features/", format="csv", page_size=1)
+    assert everything.status == 200
+    assert everything.headers["Content-Type"].startswith("text/csv")
+    assert "attachment" in everything.headers["Content-Disposition"]
+    rows = csv_rows(everything)
+    assert len(rows) == api("/api/features/").json()["count"] == 71
+    assert list(rows[0]) == [
+        "release", "title", "slug", "stability", "stage_source", "area", "area_name",
+        "summary", "position", "track", "links",
+    ]  # fmt: skip
+    # The same filters and order as the JSON list.
+    beta = csv_rows(api("/api/features/", format="csv", release="1.8", stability="beta"))
+    listed = api("/api/features/", release="1.8", stability="beta").json()["results"]
+    assert [row["slug"] for row in beta] == [item["slug"] for item in listed]
+    fft = next(row for row in rows if row["slug"].startswith("torch-fft-support"))
+    assert "https://pytorch.org/" in fft["links"]
+
+
+@pytest.mark.parametrize("path", ["/api/releases/", "/api/links/", "/api/areas/", "/api/tracks/"])
+def test_every_list_speaks_csv(api, path):
+    rows = csv_rows(api(path, format="csv"))
+    assert len(rows) == api(path, page_size=100).json()["count"]
+    assert all("format=" not in value for row in rows for value in row.values())
+
+
+def test_a_bad_parameter_in_a_csv_request_is_still_a_json_400(api):
+    response = api("/api/features/", format="csv", release="nope")
+    assert response.status == 400
+    assert "release" in response.json()
+
+
+def test_csv_reads_in_chunks_a_bounded_number_of_queries(client, catalog, uncached):
+    more = FeatureFactory.create_batch(40, release=Release.objects.get(version="1.9"))
+    assert more
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get("/api/features/?format=csv")
+        lines = b"".join(response.streaming_content).count(b"\r\n")
+    assert lines == 1 + Feature.objects.published().count()
+    assert len(queries) <= 6  # the rows, their links (prefetched per chunk), validation
