@@ -2,13 +2,23 @@
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.contrib.sitemaps.views import sitemap
 from django.urls import include, path, reverse_lazy
-from django.views.generic import RedirectView
 
+from releases import pages
 from releases.feeds import ReleaseFeed, TrackFeed
+from releases.sitemaps import SITEMAPS
 
 urlpatterns = [
-    path("", RedirectView.as_view(url="/api/", permanent=False)),
+    path("", pages.home, name="page-home"),
+    path("releases/", pages.release_list, name="page-releases"),
+    path("releases/<str:version>/", pages.release_detail, name="page-release"),
+    path("tracks/", pages.track_list, name="page-tracks"),
+    path("tracks/<slug:slug>/", pages.track_detail, name="page-track"),
+    path("matrix/", pages.matrix, name="page-matrix"),
+    path("compare/", pages.compare_page, name="page-compare"),
+    path("features/", pages.feature_list, name="page-features"),
+    path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
     # The one-time link `create_editor NAME --no-input` prints: set a password, then sign in.
     path(
         "admin/password-set/<uidb64>/<token>/",

@@ -27,6 +27,7 @@ import hashlib
 from django.conf import settings
 from django.core.cache import caches
 from django.http import HttpResponse, JsonResponse
+from django.shortcuts import render
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
 from django.utils.http import http_date
 from django_ratelimit.core import get_usage
@@ -34,6 +35,8 @@ from django_ratelimit.core import get_usage
 from . import params, revision
 
 CACHED_PREFIXES = ("/api/", "/feeds/")
+# The public pages: read-only, validated, throttled and cached like the API.
+PAGE_PREFIXES = ("/releases/", "/tracks/", "/matrix/", "/compare/", "/features/", "/sitemap.xml")
 PUBLIC_METHODS = "GET, HEAD, OPTIONS"
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 # Set here on every answer, not taken from the page cache.
@@ -53,7 +56,8 @@ class CatalogCacheMiddleware:
         self.rate = settings.API_ANON_RATE
 
     def __call__(self, request):
-        if not request.path.startswith(CACHED_PREFIXES):
+        is_page = request.path == "/" or request.path.startswith(PAGE_PREFIXES)
+        if not (is_page or request.path.startswith(CACHED_PREFIXES)):
             return self.get_response(request)
         if request.method not in SAFE_METHODS:
             detail = f'Method "{request.method}" not allowed: the public API only reads.'
@@ -64,8 +68,11 @@ class CatalogCacheMiddleware:
             usage = get_usage(request, group="api", key="ip", rate=self.rate, increment=True)
             if usage["should_limit"]:
                 return self.public(self.throttled(usage["time_left"]))
-        problems = params.problems(request.GET)
+        problems = params.problems(request.GET, forms=is_page)
         if problems:
+            if is_page:
+                page = render(request, "400.html", {"problems": problems}, status=400)
+                return self.public(page)
             return self.public(JsonResponse(problems, status=400))
         if request.method == "OPTIONS":
             return self.public(HttpResponse(status=200))

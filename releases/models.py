@@ -223,7 +223,8 @@ class Release(Timestamped):
         return f"PyTorch {self.version}"
 
     def get_absolute_url(self):
-        return reverse("releases:release-detail", kwargs={"version": self.version})
+        """The release's public page (the admin's "View on site")."""
+        return reverse("page-release", kwargs={"version": self.version})
 
     def prepare_save(self):
         """The version's parts and key, the one place they are derived from the version."""
@@ -318,6 +319,9 @@ class Track(Timestamped):
 
     def __str__(self):
         return self.name
+
+    def get_absolute_url(self):
+        return reverse("page-track", kwargs={"slug": self.slug})
 
     def natural_key(self):
         return (self.slug,)

@@ -1,5 +1,6 @@
 import json
 import os
+import re
 import shutil
 import urllib.error
 import urllib.parse
@@ -191,6 +192,7 @@ class Browsing:
 @pytest.fixture
 def browsing(page, live_server, request):
     """A browser page on the live server; fails the test on any console error."""
-    session = Browsing(page, live_server, request.node.name.replace("[", "-").rstrip("]"))
+    name = re.sub(r"[^A-Za-z0-9_.]+", "-", request.node.name).strip("-")
+    session = Browsing(page, live_server, name)
     yield session
     assert not session.errors, f"console errors: {session.errors}"

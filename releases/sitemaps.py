@@ -1,0 +1,34 @@
+"""django.contrib.sitemaps: every public page, drafts never."""
+
+from django.contrib.sitemaps import Sitemap
+from django.urls import reverse
+
+from .models import Release, Track
+
+
+class PageSitemap(Sitemap):
+    def items(self):
+        return ["page-home", "page-releases", "page-tracks", "page-matrix", "page-compare",
+                "page-features"]  # fmt: skip
+
+    def location(self, item):
+        return reverse(item)
+
+
+class ReleaseSitemap(Sitemap):
+    def items(self):
+        return Release.objects.published().order_by("-version_key")
+
+    def lastmod(self, release):
+        return release.updated_at
+
+
+class TrackSitemap(Sitemap):
+    def items(self):
+        return Track.objects.with_stage().order_by("slug")
+
+    def lastmod(self, track):
+        return track.updated_at
+
+
+SITEMAPS = {"pages": PageSitemap, "releases": ReleaseSitemap, "tracks": TrackSitemap}
