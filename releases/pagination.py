@@ -19,6 +19,12 @@ class StrictPageNumberPagination(PageNumberPagination):
         return whole_number(raw, self.page_size_query_param, 1, self.max_page_size)
 
     def paginate_queryset(self, queryset, request, view=None):
+        self.validate(request)
+        return super().paginate_queryset(queryset, request, view)
+
+    def validate(self, request):
+        """A 400 for a malformed ``page`` or ``page_size``, even where nothing is paged (CSV)."""
+        self.get_page_size(request)
         raw = request.query_params.get(self.page_query_param)
         if raw is not None and raw != "last":
             if not ASCII_WHOLE_NUMBER.match(raw) or not 1 <= int(raw) <= MAX_PAGE:
@@ -29,7 +35,6 @@ class StrictPageNumberPagination(PageNumberPagination):
                         ]
                     }
                 )
-        return super().paginate_queryset(queryset, request, view)
 
     @property
     def query_parameters(self):

@@ -74,6 +74,9 @@ class CSVListMixin:
         return request.accepted_renderer.format == "csv"
 
     def csv_list(self):
+        # Every row, so page and page_size do not apply; a malformed one is still a 400.
+        if self.paginator is not None:
+            self.paginator.validate(self.request)
         queryset = self.csv_queryset(self.filter_queryset(self.get_queryset()))
         return csv_response(
             queryset, self.get_serializer_class(), self.get_serializer_context(), self.csv_name

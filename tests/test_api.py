@@ -445,10 +445,16 @@ def test_every_list_speaks_csv(api, path):
     assert all("format=" not in value for row in rows for value in row.values())
 
 
-def test_a_bad_parameter_in_a_csv_request_is_still_a_json_400(api):
-    response = api("/api/features/", format="csv", release="nope")
+@pytest.mark.parametrize(
+    ("params", "name"),
+    [({"release": "nope"}, "release"), ({"page_size": "true"}, "page_size"),
+     ({"page": "99999999999999"}, "page")],
+)  # fmt: skip
+@pytest.mark.parametrize("path", ["/api/features/", "/api/links/", "/api/tracks/"])
+def test_a_bad_parameter_in_a_csv_request_is_still_a_json_400(api, path, params, name):
+    response = api(path, format="csv", **params)
     assert response.status == 400
-    assert "release" in response.json()
+    assert name in response.json()
 
 
 def test_csv_reads_in_chunks_a_bounded_number_of_queries(client, catalog, uncached):
