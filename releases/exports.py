@@ -9,7 +9,7 @@ import io
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from django.http import StreamingHttpResponse
-from rest_framework.renderers import BaseRenderer
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 
 CHUNK = 500  # rows read, serialized and written at a time
 
@@ -22,8 +22,9 @@ class CSVRenderer(BaseRenderer):
     charset = "utf-8"
 
     def render(self, data, accepted_media_type=None, renderer_context=None):
-        # Only errors come through here (a 400 for a bad parameter, a 404): as one CSV cell.
-        return "\r\n".join(["error", str(data)]).encode("utf-8") if data is not None else b""
+        # Lists stream their rows and errors are switched to JSON before rendering
+        # (CSVListMixin): anything else that reaches here is rendered as JSON too.
+        return JSONRenderer().render(data, accepted_media_type, renderer_context)
 
 
 def without_format(url):

@@ -74,6 +74,9 @@ class ReleaseQuerySet(CatalogQuerySet):
     def newest_first(self):
         return self.order_by("-version_key")
 
+    def oldest_first(self):
+        return self.order_by("version_key")
+
     def version_at_least(self, version):
         return self.filter(version_bound(version, "gte"))
 

@@ -68,7 +68,7 @@ class CatalogCacheMiddleware:
             usage = get_usage(request, group="api", key="ip", rate=self.rate, increment=True)
             if usage["should_limit"]:
                 return self.public(self.throttled(usage["time_left"]))
-        problems = params.problems(request.GET, forms=is_page)
+        problems = params.problems(params.without_empty(request.GET) if is_page else request.GET)
         if problems:
             if is_page:
                 page = render(request, "400.html", {"problems": problems}, status=400)

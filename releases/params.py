@@ -23,16 +23,11 @@ CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 ASCII_WHOLE_NUMBER = re.compile(r"^[0-9]+$")
 
 
-def problems(query, forms=False):
-    """
-    {parameter: [message]} for every break of the rule in ``query`` (a QueryDict). With
-    ``forms`` (the pages, whose forms send every field), an empty value is no value.
-    """
+def problems(query):
+    """{parameter: [message]} for every break of the rule in ``query`` (a QueryDict)."""
     found = {}
     for name in query:
         values = query.getlist(name)
-        if forms:
-            values = [value for value in values if value != ""]
         label = name if not CONTROL.search(name) else repr(name)
         if CONTROL.search(name):
             found[label] = ["A parameter's name may not hold control characters."]
@@ -76,7 +71,7 @@ class StrictContentNegotiation(DefaultContentNegotiation):
 
 
 def without_empty(query):
-    """``query`` without its empty values: what a page's form meant to ask."""
+    """``query`` without its empty values: what a page's form (which sends every field) meant."""
     data = query.copy()
     for name in list(data):
         kept = [value for value in data.getlist(name) if value != ""]

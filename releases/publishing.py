@@ -72,8 +72,8 @@ def can_publish(release):
 
 def publish(releases):
     """Publish those of ``releases`` that may be; return (published, refused)."""
-    ready = [release for release in releases if release.release_date is not None]
-    refused = [release for release in releases if release.release_date is None]
+    ready = [release for release in releases if can_publish(release)]
+    refused = [release for release in releases if not can_publish(release)]
     with transaction.atomic():
         Release.objects.filter(pk__in=[r.pk for r in ready], is_published=False).update(
             is_published=True

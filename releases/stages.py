@@ -27,9 +27,10 @@ class TrackNames:
     """Every track's names (its own and its appearances' titles), to find the one a claim names."""
 
     def __init__(self, exclude_release=None):
-        self.names = {}
-        for track_id, name in Track.objects.values_list("pk", "name"):
+        self.names, self.slugs = {}, {}
+        for track_id, name, slug in Track.objects.values_list("pk", "name", "slug"):
             self.names.setdefault(track_id, set()).add(name)
+            self.slugs[track_id] = slug
         features = Feature.objects.all()
         if exclude_release is not None and exclude_release.pk:
             features = features.exclude(release=exclude_release)

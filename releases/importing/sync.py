@@ -435,7 +435,7 @@ class Plan:
             self.new_claims.append(claim)
             target = feature.slug if feature is not None else "names no track yet"
             if track_id is not None and feature is None:
-                target = f"track {Track.objects.get(pk=track_id).slug}"
+                target = f"track {tracks.slugs[track_id]}"
             verdict = "to review"
             if confirms:
                 verdict = (
