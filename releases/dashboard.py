@@ -11,6 +11,7 @@ from itertools import islice
 from django.urls import reverse
 
 from . import history, publishing
+from .changes import DELETED
 from .importing.areas import UNFILED_AREA
 from .models import Area, Feature, Link, Release, StageClaim
 
@@ -100,6 +101,16 @@ class Change:
     url: str
 
 
+def named(record):
+    """What a history record is of, from its own fields: its object's ``__str__`` would read
+    its release (a query a row)."""
+    for field in ("version", "title", "name", "label", "subject"):
+        value = getattr(record, field, None)
+        if value:
+            return value
+    return " / ".join(map(str, record.history_key))
+
+
 def recent_changes(limit=12):
     """The latest changes to the catalog, newest first: one query per kind of object."""
     streams = []
@@ -112,14 +123,14 @@ def recent_changes(limit=12):
     changes = []
     for record, model in islice(newest, limit):
         url = ""
-        if record.history_type != "-":
+        if record.history_type != DELETED:
             url = reverse(f"admin:releases_{model._meta.model_name}_history", args=[record.id])
         changes.append(
             Change(
                 when=record.history_date,
                 who=record.history_user.get_username() if record.history_user else "",
                 action=history.ACTIONS[record.history_type],
-                what=f"{model._meta.verbose_name} {record.history_object}",
+                what=f"{model._meta.verbose_name} {named(record)}",
                 why=record.history_change_reason or "",
                 url=url,
             )
