@@ -11,8 +11,9 @@ One module, driven by environment variables (see the README's "Configuration" ta
 - ``DATABASE_URL``: any URL dj-database-url understands; SQLite in the project folder when unset.
 - ``REDIS_URL``: a Redis server for the caches (rendered pages, the catalog revision,
   throttling), shared by every process and host. Unset: pages in each process's memory, the
-  revision and throttle counts in a file cache that the processes of one machine share.
-- ``DJANGO_CACHE_DIR``: that file cache's folder; the app creates it privately (0700) and
+  revision, throttle counts and list counts in a disk cache (SQLite files, diskcache) that the
+  processes of one machine share.
+- ``DJANGO_CACHE_DIR``: that disk cache's folder; the app creates it privately (0700) and
   refuses one another user owns or can write.
 """
 
@@ -81,7 +82,6 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
-    "django_ratelimit",
     "simple_history",
     "axes",
 ]
@@ -178,7 +178,7 @@ if DEBUG:
     WHITENOISE_AUTOREFRESH = True
 
 # "default" holds rendered API pages; "shared" holds what every process must agree on: the
-# catalog revision and the throttle counts.
+# catalog revision, the throttle counts and the lists' counts.
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     REDIS_CACHE = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
@@ -190,7 +190,7 @@ else:
 
     def private_folder(path):
         """
-        ``path``, created for this user alone (0700) if missing. Django's file cache unpickles
+        ``path``, created for this user alone (0700) if missing. The disk cache unpickles
         what it finds there, so a folder someone else owns or can write is refused.
         """
         path = Path(path)
@@ -221,10 +221,13 @@ else:
             "LOCATION": "catalog-pages",
             "OPTIONS": {"MAX_ENTRIES": 2000},
         },
+        # Machine-local and process-safe: SQLite files in the folder, whose increments are
+        # atomic transactions (the throttle's counters), each a few microseconds.
         "shared": {
-            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "BACKEND": "releases.caches.DiskCache",
             "LOCATION": CACHE_DIR,
-            "OPTIONS": {"MAX_ENTRIES": 10000},
+            "DATABASE_TIMEOUT": 0.1,
+            "OPTIONS": {"size_limit": 2**28},
         },
     }
 
@@ -236,17 +239,8 @@ API_MAX_AGE_SECONDS = int(os.environ.get("API_MAX_AGE_SECONDS", "15"))
 # Requests a client address may make to the API and feeds ("1200/m"; empty: no limit),
 # counted in fixed windows in the shared cache, so every process and host counts together.
 API_ANON_RATE = os.environ.get("API_ANON_RATE", "1200/m")
-RATELIMIT_USE_CACHE = "shared"
-SILENCED_SYSTEM_CHECKS = [
-    # django-ratelimit knows django-redis, not Django's own RedisCache, whose incr is atomic.
-    "django_ratelimit.W001",
-    # Without Redis, one machine's processes share a file cache whose increments are not
-    # atomic: a burst may slip a few requests past the limit. Deployments on several hosts
-    # set REDIS_URL (README, "Scaling out").
-    *([] if REDIS_URL else ["django_ratelimit.E003"]),
-]
 # Behind a proxy, the client's address is the one the proxy reports.
-RATELIMIT_IP_META_KEY = os.environ.get("DJANGO_CLIENT_IP_HEADER", "REMOTE_ADDR")
+CLIENT_IP_META_KEY = os.environ.get("DJANGO_CLIENT_IP_HEADER", "REMOTE_ADDR")
 
 # Admin logins (django-axes): after 5 failures for one username, or from one address, within
 # 15 minutes, further attempts are refused for 15 minutes. `manage.py axes_reset_username NAME`
@@ -267,6 +261,8 @@ FIXTURE_DIRS = [BASE_DIR / "fixtures"]
 REST_FRAMEWORK = {
     # The public API is read-only and anonymous: no session, so no CSRF surprises.
     "DEFAULT_AUTHENTICATION_CLASSES": [],
+    # Nor does it read request bodies.
+    "DEFAULT_PARSER_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "UNAUTHENTICATED_USER": None,
     "DEFAULT_FILTER_BACKENDS": ["releases.filters.StrictFilterBackend"],

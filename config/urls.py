@@ -10,6 +10,8 @@ from releases.feeds import ReleaseFeed, TrackFeed
 from releases.sitemaps import SITEMAPS
 
 urlpatterns = [
+    # First: the API is what most requests ask for, and URLs are tried in order.
+    path("api/", include("releases.urls")),
     path("", pages.home, name="page-home"),
     path("releases/", pages.release_list, name="page-releases"),
     path("releases/<str:version>/", pages.release_detail, name="page-release"),
@@ -34,7 +36,6 @@ urlpatterns = [
         name="password-set-done",
     ),
     path("admin/", admin.site.urls),
-    path("api/", include("releases.urls")),
     path("feeds/releases/", ReleaseFeed(), name="feed-releases"),
     path("feeds/tracks/<slug:slug>/", TrackFeed(), name="feed-track"),
 ]

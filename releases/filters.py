@@ -217,6 +217,13 @@ class TrackFilter(django_filters.CharFilter):
     field_class = TrackField
 
 
+def exact_or_in(field_name, values):
+    """A lookup for any of ``values``: ``=`` for one (simpler to build, and to plan)."""
+    if len(values) == 1:
+        return {field_name: values[0]}
+    return {f"{field_name}__in": values}
+
+
 @extend_schema_field(OpenApiTypes.STR)
 class VersionListFilter(django_filters.Filter):
     """Items of these versions: ``release=1.8,1.9`` or ``release=1.8&release=1.9``."""
@@ -227,7 +234,7 @@ class VersionListFilter(django_filters.Filter):
         if not value:
             return qs
         keys = [versions.Version.parse(version).key for version in value]
-        return qs.filter(**{f"{self.field_name}__in": keys})
+        return qs.filter(**exact_or_in(self.field_name, keys))
 
 
 @extend_schema_field(OpenApiTypes.STR)
@@ -242,7 +249,7 @@ class ChoiceListFilter(django_filters.Filter):
         if not value:
             return qs
         chosen = [self.translate.get(item, item) for item in value]
-        return qs.filter(**{f"{self.field_name}__in": chosen})
+        return qs.filter(**exact_or_in(self.field_name, chosen))
 
 
 @extend_schema_field(OpenApiTypes.BOOL)
@@ -340,16 +347,17 @@ class CatalogFilterSet(django_filters.FilterSet):
     """
     A FilterSet that does per request only what a request needs.
 
-    django-filter deep-copies every filter and builds a new form class, with a field for
-    every filter, for each request: that costs more than the SQL of a small page (see the
-    profile in bench/README.md). Our filters keep no state between requests, so a shallow
-    copy each is enough. Only the parameters a request gives can filter anything, so its form
-    holds just their fields; form classes are built once per set of parameters and kept,
-    since Django forms copy their fields per instance anyway.
+    django-filter deep-copies every filter, builds a form class with a field for every
+    filter, and validates through a form (which copies its fields again), for each request:
+    that costs more than the SQL of a small page (see the profile in bench/README.md). Here
+    only the parameters a request gives are looked at: each is cleaned by its filter's field
+    directly, as a form would (the widget reads the value, the field cleans it), and a
+    filter is copied only when it is given and filters through a method of the set (the one
+    kind that keeps per-request state: the set it belongs to). Fields keep no state between
+    requests, so each filter's is built once.
     """
 
     def __init__(self, data=None, queryset=None, *, request=None, prefix=None):
-        # django-filter's BaseFilterSet.__init__, with copy.copy where it has copy.deepcopy.
         if queryset is None:
             queryset = self._meta.model._default_manager.all()
         self.is_bound = data is not None
@@ -357,32 +365,57 @@ class CatalogFilterSet(django_filters.FilterSet):
         self.queryset = queryset
         self.request = request
         self.form_prefix = prefix
-        self.filters = {
-            name: self.copy_filter(filter_) for name, filter_ in self.base_filters.items()
-        }
-        for filter_ in self.filters.values():
-            filter_.model = queryset.model
-            filter_.parent = self
 
-    @staticmethod
-    def copy_filter(filter_):
+    @property
+    def filters(self):
+        return self.base_filters
+
+    def given(self):
+        return [name for name in self.base_filters if name in self.data]
+
+    def clean(self):
+        """{name: value} of the valid parameters given, and {name: [message]} of the rest."""
+        if not hasattr(self, "_cleaned"):
+            cleaned, errors = {}, {}
+            for name in self.given():
+                field = self.base_filters[name].field
+                try:
+                    value = field.widget.value_from_datadict(self.data, {}, name)
+                    cleaned[name] = field.clean(value)
+                except forms.ValidationError as error:
+                    errors[name] = error.messages
+            self._cleaned, self._errors = cleaned, errors
+        return self._cleaned, self._errors
+
+    @property
+    def cleaned_data(self):
+        return self.clean()[0]
+
+    @property
+    def errors(self):
+        return self.clean()[1]
+
+    def is_valid(self):
+        return self.is_bound and not self.errors
+
+    def filter_queryset(self, queryset):
+        for name, value in self.cleaned_data.items():
+            queryset = self.bound_filter(name).filter(queryset, value)
+        return queryset
+
+    def bound_filter(self, name):
+        filter_ = self.base_filters[name]
+        if not filter_.method:
+            return filter_
         clone = copy.copy(filter_)
-        if clone.method:
-            clone.method = clone.method  # binds a FilterMethod to the copy, not the original
+        clone.method = clone.method  # binds a FilterMethod to the copy, not the original
+        clone.model, clone.parent = self.queryset.model, self
         return clone
 
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        cls._form_classes = {}
-
     def get_form_class(self):
-        given = tuple(name for name in self.filters if name in self.data)
-        form_class = self._form_classes.get(given)
-        if form_class is None:
-            fields = {name: self.filters[name].field for name in given}
-            form_class = type(f"{type(self).__name__}Form", (self._meta.form,), fields)
-            self._form_classes[given] = form_class
-        return form_class
+        """A form of the given parameters' fields (for a page that wants one)."""
+        fields = {name: self.base_filters[name].field for name in self.given()}
+        return type(f"{type(self).__name__}Form", (self._meta.form,), fields)
 
 
 STABILITY_VALUES = [*Stability.values, NO_STABILITY]
@@ -578,7 +611,7 @@ class TrackFilterSet(CatalogFilterSet):
 
     def filter_queryset(self, queryset):
         # Stages depend on as_of, and the stability filter reads the stages: annotate first.
-        queryset = queryset.for_api(as_of=self.form.cleaned_data.get("as_of"))
+        queryset = queryset.for_api(as_of=self.cleaned_data.get("as_of"))
         return super().filter_queryset(queryset)
 
     def filter_as_of(self, queryset, name, value):

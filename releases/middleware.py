@@ -5,8 +5,8 @@ For every request under /api/ and /feeds/, in this order:
 
 1. refuse any method but GET, HEAD and OPTIONS (405), and a path holding a control character
    (404: it names nothing);
-2. throttle clients by address, counting in the shared cache (django-ratelimit's fixed
-   windows: one counter a client, whatever the traffic), OPTIONS and HEAD like GET;
+2. throttle clients by address in fixed windows, counting in the shared cache with one
+   operation a request (releases.throttle), OPTIONS and HEAD like GET;
 3. refuse a query that breaks the rule every endpoint follows (releases.params): a 400 that
    names each parameter;
 4. answer OPTIONS without rendering a page;
@@ -22,6 +22,7 @@ cached one, a 304 or a 429 — passes out through the middleware that sets the s
 headers, and carries the same ``Allow`` and ``Vary`` as a freshly rendered page.
 """
 
+import functools
 import hashlib
 
 from django.conf import settings
@@ -30,9 +31,9 @@ from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
 from django.utils.http import http_date
-from django_ratelimit.core import get_usage
 
 from . import params, revision
+from .throttle import Throttle
 
 CACHED_PREFIXES = ("/api/", "/feeds/")
 # The public pages: read-only, validated, throttled and cached like the API.
@@ -43,9 +44,30 @@ SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 OWN_HEADERS = {"etag", "last-modified", "cache-control", "x-cache", "allow", "vary"}
 
 
+# Headers that make a request conditional: without them, there is nothing to compare.
+CONDITIONAL_HEADERS = {
+    "HTTP_IF_MATCH",
+    "HTTP_IF_NONE_MATCH",
+    "HTTP_IF_MODIFIED_SINCE",
+    "HTTP_IF_UNMODIFIED_SINCE",
+}
+
+
+@functools.lru_cache(maxsize=256)
+def accept_variant(accept):
+    """A short name for an Accept header: the part of the ETag that says which one it was."""
+    return hashlib.blake2b(accept.encode(), digest_size=4).hexdigest()
+
+
+@functools.lru_cache(maxsize=16)
+def formatted_date(timestamp):
+    """Last-Modified's form of a revision's time (one a revision, so formatted once)."""
+    return http_date(timestamp)
+
+
 def client_address(request):
     """The client's address: where the proxy in front puts it (DJANGO_CLIENT_IP_HEADER)."""
-    return request.META.get(settings.RATELIMIT_IP_META_KEY) or request.META.get("REMOTE_ADDR")
+    return request.META.get(settings.CLIENT_IP_META_KEY) or request.META.get("REMOTE_ADDR", "")
 
 
 class CatalogCacheMiddleware:
@@ -53,7 +75,8 @@ class CatalogCacheMiddleware:
         self.get_response = get_response
         self.page_seconds = settings.API_PAGE_CACHE_SECONDS
         self.max_age = settings.API_MAX_AGE_SECONDS
-        self.rate = settings.API_ANON_RATE
+        rate = settings.API_ANON_RATE
+        self.throttle = Throttle(rate, caches["shared"]) if rate else None
 
     def __call__(self, request):
         is_page = request.path == "/" or request.path.startswith(PAGE_PREFIXES)
@@ -64,10 +87,10 @@ class CatalogCacheMiddleware:
             return self.public(JsonResponse({"detail": detail}, status=405))
         if params.CONTROL.search(request.path):
             return self.public(JsonResponse({"detail": "Not found."}, status=404))
-        if self.rate:
-            usage = get_usage(request, group="api", key="ip", rate=self.rate, increment=True)
-            if usage["should_limit"]:
-                return self.public(self.throttled(usage["time_left"]))
+        if self.throttle:
+            wait = self.throttle.wait(client_address(request))
+            if wait:
+                return self.public(self.throttled(wait))
         problems = params.problems(params.without_empty(request.GET) if is_page else request.GET)
         if problems:
             if is_page:
@@ -78,16 +101,17 @@ class CatalogCacheMiddleware:
             return self.public(HttpResponse(status=200))
 
         token, changed_at = revision.current()
-        accept = request.headers.get("Accept", "")
-        variant = hashlib.blake2b(accept.encode(), digest_size=4).hexdigest()
+        request.catalog_revision = token  # what lists key their cached counts by
+        variant = accept_variant(request.META.get("HTTP_ACCEPT", ""))
         etag = f'"{token}-{variant}"'
         last_modified = int(changed_at.timestamp())
-        not_modified = get_conditional_response(request, etag=etag, last_modified=last_modified)
-        if not_modified is not None:
-            return self.public(self.with_validators(not_modified, etag, last_modified))
+        if CONDITIONAL_HEADERS.intersection(request.META):
+            not_modified = get_conditional_response(request, etag=etag, last_modified=last_modified)
+            if not_modified is not None:
+                return self.public(self.with_validators(not_modified, etag, last_modified))
 
-        key = self.page_key(request, token, variant)
-        cached = caches["default"].get(key) if self.page_seconds else None
+        key = self.page_key(request, token, variant) if self.page_seconds else None
+        cached = caches["default"].get(key) if key else None
         if cached is not None:
             content, headers = cached
             response = HttpResponse(content)
@@ -98,7 +122,7 @@ class CatalogCacheMiddleware:
             response = self.get_response(request)
             if response.status_code != 200 or response.streaming:
                 return self.public(response)
-            if self.page_seconds:
+            if key:
                 headers = [(k, v) for k, v in response.items() if k.lower() not in OWN_HEADERS]
                 caches["default"].set(key, (response.content, headers), self.page_seconds)
             response["X-Cache"] = "miss"
@@ -106,15 +130,19 @@ class CatalogCacheMiddleware:
 
     def with_validators(self, response, etag, last_modified):
         response["ETag"] = etag
-        response["Last-Modified"] = http_date(last_modified)
-        patch_cache_control(response, public=True, max_age=self.max_age)
+        response["Last-Modified"] = formatted_date(last_modified)
+        if "Cache-Control" in response:
+            patch_cache_control(response, public=True, max_age=self.max_age)
+        else:
+            response["Cache-Control"] = f"public, max-age={self.max_age}"
         return response
 
     @staticmethod
     def public(response):
         """What every answer under the public prefixes says, however it was made."""
         response["Allow"] = PUBLIC_METHODS
-        patch_vary_headers(response, ["Accept"])
+        if response.get("Vary") != "Accept":
+            patch_vary_headers(response, ["Accept"])
         return response
 
     @staticmethod

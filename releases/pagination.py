@@ -1,9 +1,20 @@
-"""Page-number pagination that answers a malformed ``page`` or ``page_size`` with a 400."""
+"""
+Page-number pagination that answers a malformed ``page`` or ``page_size`` with a 400, and
+counts each filtered list once per catalog revision: every page of a filter, in every
+process, shares one exact count (releases.revision.cached_count).
+"""
 
-from rest_framework.exceptions import ValidationError
+from urllib.parse import urlencode
+
+from django.core.paginator import InvalidPage
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import PageNumberPagination
 
+from . import revision
 from .params import ASCII_WHOLE_NUMBER, whole_number
+
+# Parameters that choose a page or its form, not which items the list holds.
+NOT_COUNTED = {"page", "page_size", "format", "facets", "ordering"}
 
 MAX_PAGE = 10**9  # far past any last page; a larger number is no page at all
 
@@ -19,8 +30,24 @@ class StrictPageNumberPagination(PageNumberPagination):
         return whole_number(raw, self.page_size_query_param, 1, self.max_page_size)
 
     def paginate_queryset(self, queryset, request, view=None):
+        # DRF's, but for the count (cached under the list's name) and the last line.
         self.validate(request)
-        return super().paginate_queryset(queryset, request, view)
+        if not isinstance(queryset, Counted):
+            queryset = Counted(queryset)
+        queryset.name = count_name(request)
+        queryset.token = getattr(request, "catalog_revision", None)
+        self.request = request
+        paginator = self.django_paginator_class(queryset, self.get_page_size(request))
+        page_number = self.get_page_number(request, paginator)
+        try:
+            self.page = paginator.page(page_number)
+        except InvalidPage as error:
+            message = self.invalid_page_message.format(page_number=page_number, message=error)
+            raise NotFound(message) from None
+        if paginator.num_pages > 1 and self.template is not None:
+            self.display_page_controls = True  # the browsable API's page links
+        # DRF copies the page item by item (list(page)): Counted made it a list already.
+        return self.page.object_list
 
     def validate(self, request):
         """A 400 for a malformed ``page`` or ``page_size``, even where nothing is paged (CSV)."""
@@ -36,23 +63,60 @@ class StrictPageNumberPagination(PageNumberPagination):
                     }
                 )
 
+    def get_next_link(self):
+        return self.page_link(self.page.next_page_number()) if self.page.has_next() else None
+
+    def get_previous_link(self):
+        if not self.page.has_previous():
+            return None
+        return self.page_link(self.page.previous_page_number())
+
+    def page_link(self, number):
+        """
+        DRF's link to page ``number`` (the parameters sorted, page 1 without ``page``), made
+        from the query as already parsed rather than by parsing the URL again.
+        """
+        query = dict(self.request.query_params.lists())
+        query.pop(self.page_query_param, None)
+        if number != 1:
+            query[self.page_query_param] = [str(number)]
+        url = self.request.build_absolute_uri(self.request.path)
+        encoded = urlencode(sorted(query.items()), doseq=True)
+        return f"{url}?{encoded}" if encoded else url
+
     @property
     def query_parameters(self):
         return {self.page_query_param, self.page_size_query_param}
 
 
-class CountedValues:
+def count_name(request):
+    """What a list's count depends on: its path and its filters, however they are spelled."""
+    filters = sorted(
+        (name, ",".join(values))  # release=1.8&release=1.9 is release=1.8,1.9
+        for name, values in request.query_params.lists()
+        if name not in NOT_COUNTED
+    )
+    return f"{request.path}?{filters!r}"
+
+
+class Counted:
     """
-    What a paginator pages through when items are built from ``.values()`` rows: it counts
-    ``queryset`` as it is, and slices ``values``. Counting the values queryset instead would
-    keep the joins its related fields add, and cost twice as much.
+    What the paginator pages through: slices of ``rows`` (``queryset`` itself, or the
+    ``.values()`` that a list builds its items from), and the count of ``queryset`` as it is
+    (counting the values would keep the joins their related fields add, at twice the cost),
+    from the cache when the list's ``name`` is set.
     """
 
-    def __init__(self, queryset, values):
-        self.queryset, self.values = queryset, values
+    name = token = None
+
+    def __init__(self, queryset, rows=None):
+        self.queryset = queryset
+        self.rows = queryset if rows is None else rows
 
     def count(self):
-        return self.queryset.count()
+        if self.name is None:
+            return self.queryset.count()
+        return revision.cached_count(self.name, self.queryset.count, self.token)
 
     def __getitem__(self, index):
-        return list(self.values[index])
+        return list(self.rows[index])

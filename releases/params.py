@@ -14,6 +14,7 @@ once, in a 400 whose JSON maps the parameter to what is wrong.
 
 import re
 
+from django.http import QueryDict
 from rest_framework.exceptions import ValidationError
 from rest_framework.negotiation import DefaultContentNegotiation
 
@@ -44,9 +45,9 @@ def problems(query):
 
 def joined(query):
     """``query`` with each several-valued parameter's repeats joined by commas, as one value."""
-    data = query.copy()
-    for name in MULTI_VALUED & set(query):
-        data.setlist(name, [",".join(query.getlist(name))])
+    data = QueryDict(mutable=True)  # QueryDict.copy() deep-copies: here, strings are shared
+    for name, values in query.lists():
+        data.setlist(name, [",".join(values)] if name in MULTI_VALUED else values)
     return data
 
 
@@ -61,6 +62,17 @@ def whole_number(raw, name, low, high):
 
 class StrictContentNegotiation(DefaultContentNegotiation):
     """An unknown ``format`` is a 400 naming the formats there are (DRF answers 404)."""
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        # What DRF would choose for a client that accepts anything and names no format (most
+        # clients: curl, wrk, scripts), without parsing the header to find it out.
+        if (
+            not format_suffix
+            and "format" not in request.query_params
+            and request.META.get("HTTP_ACCEPT", "*/*") == "*/*"
+        ):
+            return renderers[0], renderers[0].media_type
+        return super().select_renderer(request, renderers, format_suffix)
 
     def filter_renderers(self, renderers, format):
         chosen = [renderer for renderer in renderers if renderer.format == format]

@@ -13,6 +13,7 @@ revalidating with If-Modified-Since never mistakes a new revision for the one it
 """
 
 import datetime as dt
+import hashlib
 import uuid
 
 from django.core.cache import caches
@@ -71,3 +72,26 @@ def catalog_changed(using="default"):
     ):
         return
     transaction.on_commit(bump, using=using)
+
+
+COUNT_KEY = "count:{}:{}"
+COUNT_SECONDS = 24 * 3600  # a revision that lasts a day keeps its counts a day
+
+
+def cached_count(name, count, token=None):
+    """
+    The count called ``name`` (say, a list's path and filters) in the catalog as of revision
+    ``token`` (the current one if not given): ``count()`` the first time, then from the
+    shared cache, for every process. A write starts a new revision, and with it new counts.
+    """
+    token = token or current()[0]
+    key = COUNT_KEY.format(token, count_digest(name))
+    value = _shared().get(key)
+    if value is None:
+        value = count()
+        _shared().set(key, value, timeout=COUNT_SECONDS)
+    return value
+
+
+def count_digest(name):
+    return hashlib.blake2b(name.encode(), digest_size=16).hexdigest()

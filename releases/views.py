@@ -34,7 +34,7 @@ from .filters import (
 )
 from .history import changes_since
 from .models import Area, Feature, Link, Release, Track
-from .pagination import CountedValues
+from .pagination import Counted
 from .serializers import (
     AreaSerializer,
     ChangeLogSerializer,
@@ -127,7 +127,7 @@ class FeatureViewSet(CSVListMixin, mixins.ListModelMixin, viewsets.GenericViewSe
         if self.wants_csv(request):
             return self.csv_list()
         features = self.filter_queryset(self.get_queryset())
-        rows = self.paginate_queryset(CountedValues(features, feature_values(features)))
+        rows = self.paginate_queryset(Counted(features, feature_values(features)))
         response = self.get_paginated_response(feature_items(rows))
         wanted = [
             name for value in request.query_params.getlist("facets") for name in value.split(",")

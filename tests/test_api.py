@@ -320,23 +320,27 @@ def count_queries(client, url):
 
 
 @pytest.mark.parametrize(
-    ("path", "expected"),
+    ("path", "expected", "counted"),
     [
-        ("/api/releases/?", 2),
-        ("/api/features/?", 3),
-        ("/api/features/?release=1.8&stability=beta,prototype&has_missing_links=false&", 3),
-        ("/api/features/?area=mobile,torchvision&", 4),  # + validating the area slugs
+        ("/api/releases/?", 2, True),
+        ("/api/features/?", 3, True),
+        ("/api/features/?release=1.8&stability=beta,prototype&has_missing_links=false&", 3, True),
+        ("/api/features/?area=mobile,torchvision&", 4, True),  # + validating the area slugs
         # + one grouped query per facet, and the area filter's validation for the others
-        ("/api/features/?facets=stability,area,release&", 6),
-        ("/api/links/?", 2),
-        ("/api/links/?is_missing=true&kind=documentation&", 2),
-        ("/api/areas/?", 3),
-        ("/api/changes/?", 7),  # one per type of object, whatever the history holds
+        ("/api/features/?facets=stability,area,release&", 6, True),
+        ("/api/links/?", 2, True),
+        ("/api/links/?is_missing=true&kind=documentation&", 2, True),
+        ("/api/areas/?", 3, True),
+        ("/api/changes/?", 7, False),  # one per type of object, whatever the history holds
     ],
 )
-def test_list_query_count_does_not_grow_with_page_size(client, catalog, uncached, path, expected):
+def test_list_query_count_does_not_grow_with_page_size(
+    client, catalog, uncached, path, expected, counted
+):
+    """The first page counts the list; the others read that count from the cache."""
     counts = [count_queries(client, f"{path}page_size={size}") for size in (1, 10, 100)]
-    assert counts == [expected] * 3
+    later = expected - 1 if counted else expected
+    assert counts == [expected, later, later]
 
 
 def test_release_page_query_count_does_not_grow_with_its_features(client, catalog, uncached):

@@ -7,6 +7,8 @@ import urllib.parse
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils.http import http_date
 
@@ -208,3 +210,60 @@ def test_hits_304s_and_429s_carry_the_headers_of_a_fresh_page(client, catalog, s
     for response in (hit, not_modified, throttled):
         assert {name: response.get(name) for name in COMPARED} == expected, response.status_code
     assert hit["Content-Type"] == fresh["Content-Type"]
+
+
+# --- counts: exact, once per filter and revision ---------------------------------------------
+
+
+def count_of(client, url):
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response.status_code == 200, response.content
+    counts = [q["sql"] for q in queries if q["sql"].lstrip().upper().startswith("SELECT COUNT")]
+    return response.json()["count"], len(counts)
+
+
+def test_a_lists_count_is_counted_once_for_every_page_and_spelling_of_its_filter(
+    client, catalog, uncached
+):
+    exact = Feature.objects.for_api().filter(release__version__in=["1.8", "1.9"]).count()
+    urls = [
+        "/api/features/?release=1.8,1.9",
+        "/api/features/?release=1.8,1.9&page=2&page_size=5",
+        "/api/features/?page_size=3&release=1.8&release=1.9",  # repeated, not comma-separated
+        "/api/features/?release=1.8,1.9&ordering=-title&facets=area",
+        "/api/features/?release=1.8,1.9&format=json",
+    ]
+    seen = [count_of(client, url) for url in urls]
+    assert seen == [(exact, 1)] + [(exact, 0)] * 4
+    # Another filter is another count.
+    assert count_of(client, "/api/features/?release=1.8") == (
+        Feature.objects.for_api().filter(release__version="1.8").count(),
+        1,
+    )
+
+
+def test_a_write_starts_new_counts(transactional_db, client, catalog, uncached):
+    url = "/api/features/?release=1.9&stability=prototype"
+    before, counted = count_of(client, url)
+    assert counted == 1 and count_of(client, url) == (before, 0)
+    feature = Feature.objects.get(release__version="1.9", slug="prepare-for-inference")
+    feature.stability = Stability.BETA
+    feature.save()  # committed: a new revision starts
+    assert count_of(client, url) == (before - 1, 1)
+
+
+def test_counts_are_kept_in_the_shared_cache_under_the_revision(client, catalog, uncached):
+    """Every process reads the same entry: what one counted, the others need not."""
+    from django.core.cache import caches
+
+    from releases import revision
+
+    assert count_of(client, "/api/links/?is_missing=true")[1] == 1
+    token = revision.current()[0]
+    shared = caches["shared"]
+    name = "/api/links/?[('is_missing', 'true')]"
+    assert revision.cached_count(name, lambda: pytest.fail("counted again"), token) == (
+        Link.objects.for_api().missing().count()
+    )
+    assert shared.get(revision.COUNT_KEY.format(token, revision.count_digest(name))) is not None

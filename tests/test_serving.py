@@ -82,15 +82,18 @@ def test_production_settings_refuse_to_start_without_a_secret_key(prepared):
     assert "DJANGO_SECRET_KEY is not set" in result.stderr
 
 
-def test_anonymous_throttle_counts_across_worker_processes(prepared):
+@pytest.mark.parametrize("cache", ["disk", "redis"])
+def test_anonymous_throttle_counts_across_worker_processes(prepared, cache, request):
     _, env = prepared
+    if cache == "redis":
+        env = {**env, "REDIS_URL": request.getfixturevalue("redis_url")}
     with serve.running({**env, "API_ANON_RATE": "6/minute"}, workers=2) as url:
         statuses = [get(url, "/api/releases/").status for _ in range(12)]
     # Counted per process, two workers would allow up to 12.
     assert statuses == [200] * 6 + [429] * 6
 
 
-@pytest.mark.parametrize("cache", ["file", "redis"])
+@pytest.mark.parametrize("cache", ["disk", "redis"])
 def test_an_edit_invalidates_cached_pages_in_every_process(prepared, cache, request, tmp_path):
     workdir, env = prepared
     if cache == "redis":
