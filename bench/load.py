@@ -1,19 +1,26 @@
 """
-Load one URL for a bounded time and report throughput and latency.
+Load a server with a mix of paths for a bounded time and report throughput and latency.
 
-wrk (Debian's package) when it is installed; otherwise a small threaded Python client, good
-enough for the benchmark's own smoke test but not for figures worth quoting.
+wrk (Debian's package) when it is installed, with a Lua script that picks each request's
+path from the mix; otherwise a small threaded Python client, good enough for the benchmark's
+own smoke test but not for figures worth quoting. Both draw paths from the same seeded
+sequence, so the two sides of a comparison get the same mix.
 """
 
+import json
+import random
 import re
 import shutil
 import statistics
 import subprocess
+import tempfile
 import threading
 import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
+
+SEED = 20261123
 
 UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0}
 
@@ -32,27 +39,51 @@ def wrk_available():
     return shutil.which("wrk") is not None
 
 
-def measure(url, seconds, connections=4, headers=None, use_wrk=None):
+def measure(url, seconds, connections=4, headers=None, use_wrk=None, paths=None):
+    """Load ``url`` + each of ``paths`` (chosen at random, seeded), or ``url`` alone."""
     use_wrk = wrk_available() if use_wrk is None else use_wrk
+    paths = list(paths) if paths else [""]
     if use_wrk:
-        return with_wrk(url, seconds, connections, headers or {})
-    return with_python(url, seconds, connections, headers or {})
+        return with_wrk(url, paths, seconds, connections, headers or {})
+    return with_python(url, paths, seconds, connections, headers or {})
 
 
-def with_wrk(url, seconds, connections, headers):
-    command = ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", "10s"]
+LUA = """
+local paths = %s
+math.randomseed(%d)
+request = function()
+  return wrk.format(nil, paths[math.random(#paths)])
+end
+"""
+
+
+def with_wrk(url, paths, seconds, connections, headers):
+    duration = f"-d{max(1, round(seconds))}s"  # wrk counts whole seconds
+    command = ["wrk", "-t1", f"-c{connections}", duration, "--latency", "--timeout", "10s"]
     for name, value in headers.items():
         command += ["-H", f"{name}: {value}"]
-    output = subprocess.run(command + [url], capture_output=True, text=True, check=True).stdout
+    with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
+        if paths != [""]:
+            # A Lua table of strings: JSON's string syntax is Lua's for these ASCII paths.
+            script.write(LUA % ("{" + ", ".join(json.dumps(path) for path in paths) + "}", SEED))
+            script.flush()
+            command += ["-s", script.name]
+        output = subprocess.run(
+            command + [url + paths[0]], capture_output=True, text=True, check=True
+        ).stdout
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
     requests = int(re.search(r"(\d+) requests in", output).group(1))
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    socket_errors = re.search(
+        r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output
+    )
     return Measurement(
         requests_per_second=rate,
         p50_ms=_latency(output, "50%"),
         p99_ms=_latency(output, "99%"),
         requests=requests,
-        errors=int(errors.group(1)) if errors else 0,
+        errors=(int(errors.group(1)) if errors else 0)
+        + (sum(map(int, socket_errors.groups())) if socket_errors else 0),
         tool="wrk",
     )
 
@@ -62,13 +93,16 @@ def _latency(output, percentile):
     return float(value) * UNITS[unit]
 
 
-def with_python(url, seconds, connections, headers):
+def with_python(url, paths, seconds, connections, headers):
     deadline = time.monotonic() + seconds
     latencies, errors, lock = [], [0], threading.Lock()
+    chooser = random.Random(SEED)
 
     def worker():
         while time.monotonic() < deadline:
-            request = urllib.request.Request(url, headers=headers)
+            with lock:
+                path = chooser.choice(paths)
+            request = urllib.request.Request(url + path, headers=headers)
             started = time.perf_counter()
             try:
                 with urllib.request.urlopen(request, timeout=10) as response:
@@ -77,6 +111,9 @@ def with_python(url, seconds, connections, headers):
                 if error.code != 304:
                     with lock:
                         errors[0] += 1
+            except OSError:
+                with lock:
+                    errors[0] += 1
             elapsed = (time.perf_counter() - started) * 1000
             with lock:
                 latencies.append(elapsed)
@@ -97,3 +134,48 @@ def with_python(url, seconds, connections, headers):
         errors=errors[0],
         tool="python",
     )
+
+
+@dataclass
+class Rounds:
+    """Alternating short runs of the sides of a comparison: the median ratio and its spread."""
+
+    sides: dict  # name -> [Measurement, one a round]
+
+    def ratios(self, numerator, denominator, value=lambda row: row.requests_per_second):
+        pairs = zip(self.sides[numerator], self.sides[denominator], strict=True)
+        return [value(top) / value(bottom) for top, bottom in pairs]
+
+    def median(self, name, value=lambda row: row.requests_per_second):
+        return statistics.median(value(row) for row in self.sides[name])
+
+    def merged(self, name):
+        """One Measurement for a side: medians of its rounds, totals of requests and errors."""
+        rows = self.sides[name]
+        return Measurement(
+            requests_per_second=statistics.median(row.requests_per_second for row in rows),
+            p50_ms=statistics.median(row.p50_ms for row in rows),
+            p99_ms=statistics.median(row.p99_ms for row in rows),
+            requests=sum(row.requests for row in rows),
+            errors=sum(row.errors for row in rows),
+            tool=rows[0].tool,
+        )
+
+
+def alternate(url, sides, rounds, seconds, use_wrk=None, warm_up=1.0, **options):
+    """
+    ``sides``: name -> paths. Each round loads every side in turn, for ``seconds`` each, so
+    that whatever else the machine does falls on both sides alike.
+    """
+    for paths in sides.values():
+        measure(url, warm_up, use_wrk=use_wrk, paths=paths, **options)
+    results = {name: [] for name in sides}
+    for _ in range(rounds):
+        for name, paths in sides.items():
+            results[name].append(measure(url, seconds, use_wrk=use_wrk, paths=paths, **options))
+    return Rounds(results)
+
+
+def summary(ratios):
+    """(median, spread): the spread is the largest minus the smallest ratio of the rounds."""
+    return round(statistics.median(ratios), 3), round(max(ratios) - min(ratios), 3)

@@ -78,9 +78,36 @@ def gunicorn_command(port, workers=2):
     ]  # fmt: skip
 
 
+class Server:
+    """A gunicorn master and its workers, on ``url``."""
+
+    def __init__(self, url, process):
+        self.url, self.process = url, process
+
+    def worker_pids(self):
+        children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
+        return [int(pid) for pid in children.read_text().split()] if children.exists() else []
+
+    def worker_memory_mb(self, field="VmHWM"):
+        """Each worker's peak (VmHWM) or current (VmRSS) resident memory, in MB."""
+        return [memory_mb(pid, field) for pid in self.worker_pids()]
+
+
+def memory_mb(pid, field="VmHWM"):
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(f"{field}:"):
+            return int(line.split()[1]) / 1024  # kB
+    raise RuntimeError(f"no {field} for process {pid}")
+
+
+def reset_peak_memory(pid):
+    """Start a process's VmHWM again from its current RSS (Linux: clear_refs, 5)."""
+    Path(f"/proc/{pid}/clear_refs").write_text("5")
+
+
 @contextlib.contextmanager
-def running(env, workers=2, timeout=30):
-    """A gunicorn serving with ``env``; yields its base URL and stops it on exit."""
+def server(env, workers=2, timeout=30):
+    """A gunicorn serving with ``env`` (a Server); stopped, with its workers, on exit."""
     port = free_port()
     process = subprocess.Popen(
         gunicorn_command(port, workers),
@@ -94,9 +121,16 @@ def running(env, workers=2, timeout=30):
     url = f"http://127.0.0.1:{port}"
     try:
         wait_until_up(url, process, timeout)
-        yield url
+        yield Server(url, process)
     finally:
         stop(process)
+
+
+@contextlib.contextmanager
+def running(env, workers=2, timeout=30):
+    """A gunicorn serving with ``env``; yields its base URL and stops it on exit."""
+    with server(env, workers, timeout) as started:
+        yield started.url
 
 
 def stop(process):

@@ -1,7 +1,11 @@
 """
-The baseline the benchmark measures the product against: the same page of features as
-/api/features/, from the same .values() rows, by hand with JsonResponse: no framework, no
-validation, caching headers or throttling. It understands only page, release and stability.
+What the benchmark measures the product against, in the benchmark's settings only:
+
+- the baseline: the same page of features as /api/features/, from the same .values() rows,
+  by hand with JsonResponse: no framework, no validation, caching headers or throttling, and
+  a count every time. It understands only page, release and stability;
+- the ceiling: a JsonResponse with no query at all, under the same stack (gunicorn, every
+  middleware).
 """
 
 from django.http import JsonResponse
@@ -23,3 +27,8 @@ def baseline_features(request):
     rows = list(feature_values(features)[start : start + PAGE_SIZE])
     results = feature_items(rows)
     return JsonResponse({"count": features.count(), "results": results})
+
+
+def ceiling(request):
+    """The ceiling: what a request costs this stack with nothing behind it (no SQL, no cache)."""
+    return JsonResponse({"count": 0, "results": []})

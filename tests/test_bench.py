@@ -2,7 +2,9 @@
 
 import json
 
-from bench import run
+from bench import load, run
+
+RATIOS = ["list_ratio", "filtered_ratio", "deep_page_ratio", "ceiling_ratio"]
 
 
 def test_the_benchmark_runs_end_to_end_on_a_tiny_catalog(tmp_path):
@@ -12,18 +14,38 @@ def test_the_benchmark_runs_end_to_end_on_a_tiny_catalog(tmp_path):
     )
     written = json.loads(out.read_text())
     assert written == results
-    for key in [
-        "list_ratio",
-        "filtered_ratio",
-        "deep_page_ratio",
-        "cached_ratio",
-        "queries_per_page",
-        "import_seconds",
-        "import_features",
-        "loaddata_speedup",
-    ]:
-        assert isinstance(written[key], int | float) and written[key] > 0, key
-    assert written["import_features"] == 400
-    assert written["queries_per_page"] <= 3
-    assert all(row["errors"] == 0 for row in written["measurements"].values())
-    assert written["measurements"]["conditional"]["requests"] > 0
+    databases = ["sqlite"] + (["postgres"] if run.postgres_url() else [])
+    assert {key: written[key] for key in RATIOS} == {key: written["sqlite"][key] for key in RATIOS}
+    for database in databases:
+        figures = written[database]
+        for key in [*RATIOS, "p99_during_import_ratio", "cached_ratio", "loaddata_speedup"]:
+            assert isinstance(figures[key], int | float) and figures[key] > 0, (database, key)
+        for key in [*RATIOS, "p99_during_import_ratio"]:
+            # The median of five alternating rounds, and how far apart the rounds were.
+            assert (
+                len(figures["round_ratios"][key.removesuffix("_ratio").replace("_page", "")]) == 5
+            )
+            assert figures[f"{key}_spread"] >= 0
+        assert figures["import_features"] == 400 and figures["csv_rows"] == 400
+        assert figures["queries_per_page"] <= 3 and figures["queries_per_page_cached"] <= 2
+        assert all(q["count_cached"] == q["first"] - 1 for q in figures["queries"].values())
+        assert figures["import_read_errors"] == 0
+        assert 0 < figures["worker_rss_mb"] < 1000 and figures["csv_rss_growth_mb"] < 1000
+        assert all(row["errors"] == 0 for row in figures["measurements"].values())
+        assert figures["measurements"]["conditional"]["requests"] > 0
+        assert min(figures["mixes"].values()) > 1  # many pages and filters, not one URL
+
+
+def test_spaced_pages_cover_a_range_evenly():
+    assert run.spaced(1, 100, 5) == [1, 26, 50, 75, 100]
+    assert run.spaced(1, 3, 10) == [1, 2, 3]
+    assert run.spaced(7, 7, 4) == [7]
+
+
+def test_a_comparison_reports_its_median_round_and_spread():
+    def row(rate):
+        return load.Measurement(rate, 1.0, 2.0, 10, 0, "python")
+
+    rounds = load.Rounds({"a": [row(90), row(100), row(80)], "b": [row(100)] * 3})
+    assert load.summary(rounds.ratios("a", "b")) == (0.9, 0.2)
+    assert rounds.merged("a").requests_per_second == 90 and rounds.merged("a").requests == 30
