@@ -226,7 +226,7 @@ else:
         "shared": {
             "BACKEND": "releases.caches.DiskCache",
             "LOCATION": CACHE_DIR,
-            "DATABASE_TIMEOUT": 0.1,
+            "DATABASE_TIMEOUT": 0,
             "OPTIONS": {"size_limit": 2**28},
         },
     }

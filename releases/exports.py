@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from django.http import StreamingHttpResponse
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 
-CHUNK = 500  # rows read, serialized and written at a time
+CHUNK = 200  # rows read, serialized and written at a time
 
 
 class CSVRenderer(BaseRenderer):
@@ -63,8 +63,19 @@ def rows(queryset, serializer_class, context):
         chunk.append(obj)
         if len(chunk) == CHUNK:
             yield from values(chunk, serializer_class, context, columns)
+            release(chunk)
             chunk = []
     yield from values(chunk, serializer_class, context, columns)
+
+
+def release(objects):
+    """
+    Free a chunk as soon as it is written. Prefetching links objects both ways (a feature
+    holds its links, each link its feature), and such cycles wait for the garbage collector:
+    17 MB of them at a time over the 100,000-feature list (bench/README.md).
+    """
+    for obj in objects:
+        getattr(obj, "_prefetched_objects_cache", {}).clear()
 
 
 def values(objects, serializer_class, context, columns):

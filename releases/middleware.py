@@ -5,8 +5,8 @@ For every request under /api/ and /feeds/, in this order:
 
 1. refuse any method but GET, HEAD and OPTIONS (405), and a path holding a control character
    (404: it names nothing);
-2. throttle clients by address in fixed windows, counting in the shared cache with one
-   operation a request (releases.throttle), OPTIONS and HEAD like GET;
+2. throttle clients by address in fixed windows, counted with one operation a request in a
+   store every process shares (releases.throttle), OPTIONS and HEAD like GET;
 3. refuse a query that breaks the rule every endpoint follows (releases.params): a 400 that
    names each parameter;
 4. answer OPTIONS without rendering a page;
@@ -33,7 +33,7 @@ from django.utils.cache import get_conditional_response, patch_cache_control, pa
 from django.utils.http import http_date
 
 from . import params, revision
-from .throttle import Throttle
+from .throttle import Throttle, counters
 
 CACHED_PREFIXES = ("/api/", "/feeds/")
 # The public pages: read-only, validated, throttled and cached like the API.
@@ -76,7 +76,8 @@ class CatalogCacheMiddleware:
         self.page_seconds = settings.API_PAGE_CACHE_SECONDS
         self.max_age = settings.API_MAX_AGE_SECONDS
         rate = settings.API_ANON_RATE
-        self.throttle = Throttle(rate, caches["shared"]) if rate else None
+        store = counters(caches["shared"], getattr(settings, "CACHE_DIR", None))
+        self.throttle = Throttle(rate, store) if rate else None
 
     def __call__(self, request):
         is_page = request.path == "/" or request.path.startswith(PAGE_PREFIXES)
@@ -148,7 +149,7 @@ class CatalogCacheMiddleware:
     @staticmethod
     def page_key(request, token, variant):
         # Pages hold absolute links (next, previous, url), so scheme and host matter too.
-        query = "&".join(sorted(request.GET.urlencode().split("&")))
+        query = "&".join(sorted(request.META.get("QUERY_STRING", "").split("&")))
         raw = f"{request.scheme}://{request.get_host()}{request.path}?{query}"
         digest = hashlib.blake2b(raw.encode(), digest_size=16).hexdigest()
         return f"page:{token}:{variant}:{digest}"

@@ -1,20 +1,29 @@
 """
-Throttling of the public API by client address: fixed windows counted in the shared cache,
-so every process and host counts together.
+Throttling of the public API by client address: fixed windows, counted where every process
+(and, with Redis, every host) counts together.
 
-A request costs one operation on the shared cache: the increment of its client's counter
-for the current window. On the machine-local cache (diskcache) that is one SQLite
-transaction; on Redis, one round trip (a pipeline that creates the counter with its expiry
-if it is missing, then increments it). Counting with ``add`` then ``incr``, as
-django-ratelimit does, costs two, and three on Django's Redis client (its ``incr`` asks
-whether the key exists first).
+A request costs one operation on that shared store: the increment of its client's counter
+for the current window.
+
+- With Redis (REDIS_URL), the counters are in the shared cache, and an increment is one
+  round trip: a pipeline that creates the counter with its expiry if it is missing, then
+  increments it. (Django's own ``incr`` asks whether the key exists first, and counting with
+  ``add`` then ``incr``, as django-ratelimit does, takes three.)
+- Without Redis, the counters are a table in a SQLite file in the private cache folder, and
+  an increment is one statement: an upsert that returns the new count. The disk cache's
+  ``incr`` is four (begin, select, update, commit), and with every worker counting the same
+  busy client, the time the lock is held is what the others wait for (bench/README.md).
 """
 
 import functools
 import hashlib
 import math
+import os
 import re
+import sqlite3
+import threading
 import time
+from pathlib import Path
 
 from django.core.cache.backends.redis import RedisCache
 from django.core.exceptions import ImproperlyConfigured
@@ -35,18 +44,19 @@ def parse_rate(rate):
 
 
 class Throttle:
-    def __init__(self, rate, cache):
+    def __init__(self, rate, counters):
         self.limit, self.period = parse_rate(rate)
-        self.cache = cache
+        self.counters = counters
 
     def wait(self, client, now=None):
         """Count a request of ``client``: 0 if it may go on, else the seconds until it may."""
         now = time.time() if now is None else now
         window = int(now // self.period)
-        count = increment(self.cache, f"{client_key(client)}:{window}", self.period + 1)
+        expires = (window + 1) * self.period
+        count = self.counters.increment(f"{client_key(client)}:{window}", expires, now)
         if count <= self.limit:
             return 0
-        return max(1, math.ceil((window + 1) * self.period - now))
+        return max(1, math.ceil(expires - now))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -55,17 +65,90 @@ def client_key(client):
     return "throttle:" + hashlib.blake2b(client.encode(), digest_size=12).hexdigest()
 
 
-def increment(cache, key, timeout):
-    """The counter ``key`` plus one, created (expiring after ``timeout`` s) if missing."""
-    if isinstance(cache, RedisCache):
-        # Django's client stores integers as they are, so INCR works on what it reads.
-        name = cache.make_and_validate_key(key)
-        pipeline = cache._cache.get_client(name, write=True).pipeline(transaction=False)
-        pipeline.set(name, 0, ex=timeout, nx=True)
-        pipeline.incr(name)
-        return pipeline.execute()[1]
-    try:
-        return cache.incr(key)
-    except ValueError:  # the window's first request
-        cache.add(key, 0, timeout)
-        return cache.incr(key)
+class CacheCounters:
+    """Counters in a Django cache: Redis's in one round trip, any other's with incr."""
+
+    def __init__(self, cache):
+        self.cache = cache
+
+    def clear(self):
+        self.cache.clear()
+
+    def increment(self, key, expires, now):
+        timeout = max(1, math.ceil(expires - now))
+        cache = self.cache
+        if isinstance(cache, RedisCache):
+            # Django's client stores integers as they are, so INCR works on what it reads.
+            name = cache.make_and_validate_key(key)
+            pipeline = cache._cache.get_client(name, write=True).pipeline(transaction=False)
+            pipeline.set(name, 0, ex=timeout, nx=True)
+            pipeline.incr(name)
+            return pipeline.execute()[1]
+        try:
+            return cache.incr(key)
+        except ValueError:  # the window's first request
+            cache.add(key, 0, timeout)
+            return cache.incr(key)
+
+
+class SQLiteCounters:
+    """
+    Counters in a SQLite file that the processes of one machine share (write-ahead log, one
+    connection a thread). A busy database is retried at once rather than after SQLite's
+    first sleep of a millisecond: the other process holds the lock for one statement.
+    """
+
+    UPSERT = (
+        "INSERT INTO counters (key, count, expires) VALUES (?, 1, ?) "
+        "ON CONFLICT (key) DO UPDATE SET count = count + 1 RETURNING count"
+    )
+    PATIENCE = 5.0  # seconds a busy database is retried before the error is raised
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self.local = threading.local()
+
+    def connection(self):
+        connection = getattr(self.local, "connection", None)
+        if connection is None or self.local.pid != os.getpid():  # none yet, or forked
+            connection = sqlite3.connect(self.path, timeout=0, isolation_level=None)
+            self.retrying(connection.execute, "PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=NORMAL")
+            self.retrying(
+                connection.execute,
+                "CREATE TABLE IF NOT EXISTS counters "
+                "(key TEXT PRIMARY KEY, count INTEGER NOT NULL, expires REAL NOT NULL) "
+                "WITHOUT ROWID",
+            )
+            self.local.connection, self.local.pid = connection, os.getpid()
+        return connection
+
+    def clear(self):
+        self.retrying(self.connection().execute, "DELETE FROM counters")
+
+    def increment(self, key, expires, now):
+        connection = self.connection()
+        (count,) = self.retrying(connection.execute, self.UPSERT, (key, expires)).fetchone()
+        if count == 1:  # a client's first request in a window: forget the windows past
+            self.retrying(connection.execute, "DELETE FROM counters WHERE expires <= ?", (now,))
+        return count
+
+    def retrying(self, operation, *args):
+        deadline = None
+        while True:
+            try:
+                return operation(*args)
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) and "busy" not in str(error):
+                    raise
+                deadline = deadline or time.monotonic() + self.PATIENCE
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0)  # let the holder of the lock run
+
+
+def counters(cache, folder):
+    """Redis's shared cache when there is one, else a SQLite file in the cache ``folder``."""
+    if isinstance(cache, RedisCache) or folder is None:
+        return CacheCounters(cache)
+    return SQLiteCounters(Path(folder) / "throttle.sqlite3")

@@ -12,15 +12,18 @@ from django.conf import settings
 from django.core.cache import caches
 from django.core.management import call_command
 
+from releases.throttle import counters
+
 SEEDS_DIR = Path(os.environ.get("SEEDS_DIR", Path(settings.BASE_DIR).parent / "shared" / "seeds"))
 SAMPLES_DIR = Path(__file__).parent / "samples"
 
 
 @pytest.fixture(autouse=True)
 def clear_caches():
-    """Each test starts with empty caches: no page or revision survives a test database."""
+    """Each test starts with empty caches: no page, revision or throttle count survives."""
     for alias in settings.CACHES:
         caches[alias].clear()
+    counters(caches["shared"], getattr(settings, "CACHE_DIR", None)).clear()
 
 
 @pytest.fixture
