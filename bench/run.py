@@ -257,8 +257,8 @@ def reads_during_imports(server, env, workdir, args, mix):
     def importing(number):
         path = post.write(Path(workdir) / f"post-{number}.md", f"90.{number}", args.import_features)
         return subprocess.Popen(
-            [serve.PYTHON, str(serve.ROOT / "manage.py"), "import_post", str(path),
-             "--date", "2026-01-01"],
+            ["nice", "-n", str(args.import_nice), serve.PYTHON, str(serve.ROOT / "manage.py"),
+             "import_post", str(path), "--date", "2026-01-01"],
             env=env, cwd=serve.ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )  # fmt: skip
@@ -540,6 +540,9 @@ def main(argv=None):
     parser.add_argument("--seconds", type=float, default=3, help="of each side of a round")
     parser.add_argument("--spread", type=int, default=40, help="pages or filters a list's mix")
     parser.add_argument("--import-features", type=int, default=1000, help="of the large post")
+    parser.add_argument(
+        "--import-nice", type=int, default=10, help="the import's CPU niceness, as a batch job's"
+    )
     parser.add_argument("--workdir", help="where the databases go (default: a temporary folder)")
     parser.add_argument("--out", default=str(RESULTS))
     parser.add_argument("--sqlite-only", action="store_true", help="even if DATABASE_URL is set")

@@ -11,7 +11,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from django.http import StreamingHttpResponse
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 
-CHUNK = 200  # rows read, serialized and written at a time
+CHUNK = 200  # rows read and turned into items at a time
+BUFFER = 1 << 16  # characters written to the client at a time
 
 
 class CSVRenderer(BaseRenderer):
@@ -54,18 +55,16 @@ def cell(value):
     return str(value)
 
 
-def rows(queryset, serializer_class, context):
-    """The header, then one row per object of ``queryset``, serialized chunk by chunk."""
-    columns = list(serializer_class().fields)
-    yield columns
+def serialized(queryset, serializer_class, context):
+    """Items of ``queryset`` as ``serializer_class`` shows them, serialized chunk by chunk."""
     chunk = []
     for obj in queryset.iterator(chunk_size=CHUNK):
         chunk.append(obj)
         if len(chunk) == CHUNK:
-            yield from values(chunk, serializer_class, context, columns)
+            yield from serializer_class(chunk, many=True, context=context).data
             release(chunk)
             chunk = []
-    yield from values(chunk, serializer_class, context, columns)
+    yield from serializer_class(chunk, many=True, context=context).data
 
 
 def release(objects):
@@ -78,24 +77,40 @@ def release(objects):
         getattr(obj, "_prefetched_objects_cache", {}).clear()
 
 
-def values(objects, serializer_class, context, columns):
-    for item in serializer_class(objects, many=True, context=context).data:
+def built(rows, build):
+    """Items built by ``build`` from chunks of ``rows``, a ``.values()`` queryset."""
+    chunk = []
+    for row in rows.iterator(chunk_size=CHUNK):
+        chunk.append(row)
+        if len(chunk) == CHUNK:
+            yield from build(chunk)
+            chunk = []
+    yield from build(chunk)
+
+
+def lines(items, columns):
+    """The header, then one row of cells per item."""
+    yield columns
+    for item in items:
         yield [cell(item[column]) for column in columns]
 
 
-def streamed(lines):
+def streamed(rows):
+    """CSV text in pieces of about 64 kB: one write to the client each, not one a row."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
-    for line in lines:
-        writer.writerow(line)
-        yield buffer.getvalue()
-        buffer.seek(0)
-        buffer.truncate(0)
+    for row in rows:
+        writer.writerow(row)
+        if buffer.tell() >= BUFFER:
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate(0)
+    yield buffer.getvalue()
 
 
-def csv_response(queryset, serializer_class, context, filename):
+def csv_response(items, columns, filename):
     response = StreamingHttpResponse(
-        streamed(rows(queryset, serializer_class, context)), content_type="text/csv; charset=utf-8"
+        streamed(lines(items, columns)), content_type="text/csv; charset=utf-8"
     )
     response["Content-Disposition"] = f'attachment; filename="{filename}.csv"'
     return response

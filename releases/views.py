@@ -7,7 +7,6 @@ Views stay thin: QuerySets say what to read, FilterSets how to narrow it.
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.db.models import Prefetch
 from django.http import JsonResponse
 from django.urls import reverse
 from django.views.defaults import bad_request as django_bad_request
@@ -20,7 +19,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .exports import CSVRenderer, csv_response
+from .exports import CSVRenderer, built, csv_response, serialized
 from .filters import (
     AreaFilterSet,
     ChangesForm,
@@ -61,8 +60,9 @@ class CSVListMixin:
             renderers.append(CSVRenderer())
         return renderers
 
-    def csv_queryset(self, queryset):
-        return queryset
+    def csv_items(self, queryset):
+        """Every item of the filtered list, as the API shows them."""
+        return serialized(queryset, self.get_serializer_class(), self.get_serializer_context())
 
     def list(self, request, *args, **kwargs):
         if self.wants_csv(request):
@@ -77,10 +77,9 @@ class CSVListMixin:
         # Every row, so page and page_size do not apply; a malformed one is still a 400.
         if self.paginator is not None:
             self.paginator.validate(self.request)
-        queryset = self.csv_queryset(self.filter_queryset(self.get_queryset()))
-        return csv_response(
-            queryset, self.get_serializer_class(), self.get_serializer_context(), self.csv_name
-        )
+        items = self.csv_items(self.filter_queryset(self.get_queryset()))
+        columns = list(self.get_serializer_class()().fields)
+        return csv_response(items, columns, self.csv_name)
 
     def finalize_response(self, request, response, *args, **kwargs):
         # Errors stay JSON, whatever the format asked for: a 400 names its parameter.
@@ -114,10 +113,9 @@ class FeatureViewSet(CSVListMixin, mixins.ListModelMixin, viewsets.GenericViewSe
 
     csv_name = "features"
 
-    def csv_queryset(self, queryset):
-        return queryset.select_related("release", "area", "track").prefetch_related(
-            Prefetch("links", queryset=Link.objects.order_by("position", "pk"))
-        )
+    def csv_items(self, queryset):
+        # The list's own items (values rows, a links query a chunk): 100,000 in seconds.
+        return built(feature_values(queryset), feature_items)
 
     queryset = Feature.objects.for_api()
     serializer_class = FeatureSerializer  # the contract; items are built from values rows
