@@ -256,12 +256,14 @@ def reads_during_imports(server, env, workdir, args, mix):
 
     def importing(number):
         path = post.write(Path(workdir) / f"post-{number}.md", f"90.{number}", args.import_features)
-        return subprocess.Popen(
+        process = subprocess.Popen(
             ["nice", "-n", str(args.import_nice), serve.PYTHON, str(serve.ROOT / "manage.py"),
              "import_post", str(path), "--date", "2026-01-01"],
             env=env, cwd=serve.ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stderr=subprocess.PIPE, start_new_session=True,
         )  # fmt: skip
+        batch_priority(process.pid, args.import_nice)
+        return process
 
     def finished(process):
         _, errors = process.communicate()
@@ -281,6 +283,19 @@ def reads_during_imports(server, env, workdir, args, mix):
         )
         finished(process)
     return load.Rounds(sides), seconds
+
+
+def batch_priority(pid, niceness):
+    """
+    A batch job's share of the CPU for the process ``pid``, which leads a session of its own.
+    Where Linux groups processes by session for scheduling (autogroup), a process's nice
+    value only ranks it within its session, so the session's group is niced too: as a
+    service manager would run a batch job beside a web server (systemd's Nice=, CPUWeight=).
+    """
+    try:
+        Path(f"/proc/{pid}/autogroup").write_text(str(niceness))
+    except OSError:  # no autogroup here: nice alone ranks it
+        pass
 
 
 def csv_memory(env, url_path):
