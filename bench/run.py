@@ -551,7 +551,7 @@ def main(argv=None):
     parser.add_argument("--features", type=int, default=100_000)
     parser.add_argument("--releases", type=int, default=400)
     parser.add_argument("--small-features", type=int, default=10_000)
-    parser.add_argument("--rounds", type=int, default=5, help="of each compared pair (≥ 5)")
+    parser.add_argument("--rounds", type=int, default=7, help="of each compared pair (≥ 5)")
     parser.add_argument("--seconds", type=float, default=3, help="of each side of a round")
     parser.add_argument("--spread", type=int, default=40, help="pages or filters a list's mix")
     parser.add_argument("--import-features", type=int, default=1000, help="of the large post")
@@ -573,7 +573,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.tiny:
         args.features, args.releases, args.small_features = 400, 8, 100
-        args.seconds, args.spread, args.import_features = 0.3, 4, 40
+        args.seconds, args.spread, args.import_features, args.rounds = 0.3, 4, 40, 5
     if args.wrk is None and not load.wrk_available():
         print("wrk is not installed (apt-get install wrk): using the Python load generator, "
               "whose figures are not worth quoting.", file=sys.stderr)  # fmt: skip

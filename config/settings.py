@@ -263,7 +263,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     # Nor does it read request bodies.
     "DEFAULT_PARSER_CLASSES": [],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "DEFAULT_PERMISSION_CLASSES": [],  # anyone may read: nothing to check a request
     "UNAUTHENTICATED_USER": None,
     "DEFAULT_FILTER_BACKENDS": ["releases.filters.StrictFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "releases.pagination.StrictPageNumberPagination",

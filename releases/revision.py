@@ -86,11 +86,20 @@ def cached_count(name, count, token=None):
     """
     token = token or current()[0]
     key = COUNT_KEY.format(token, count_digest(name))
-    value = _shared().get(key)
+    value = _known_counts.get(key)  # this process's copy: the key names the revision
     if value is None:
-        value = count()
-        _shared().set(key, value, timeout=COUNT_SECONDS)
+        value = _shared().get(key)
+        if value is None:
+            value = count()
+            _shared().set(key, value, timeout=COUNT_SECONDS)
+        if len(_known_counts) >= KNOWN_COUNTS:
+            _known_counts.clear()
+        _known_counts[key] = value
     return value
+
+
+KNOWN_COUNTS = 4096
+_known_counts = {}
 
 
 def count_digest(name):
