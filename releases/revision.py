@@ -32,8 +32,17 @@ def current():
     """(token, changed_at) of the catalog as committed now."""
     value = _shared().get(REVISION_KEY)
     if value is None:
-        _shared().add(REVISION_KEY, (uuid.uuid4().hex, _claim_second(None)), timeout=None)
-        value = _shared().get(REVISION_KEY)
+        drawn = (uuid.uuid4().hex, _claim_second(None))
+        if _shared().add(REVISION_KEY, drawn, timeout=None):
+            return drawn
+        # Another process drew one first. A read of the disk cache that finds its database
+        # busy answers "missing" rather than wait, so read again; a token no other process
+        # has can only invalidate too much, never serve a stale page.
+        for _ in range(100):
+            value = _shared().get(REVISION_KEY)
+            if value is not None:
+                return value
+        return drawn
     return value
 
 
