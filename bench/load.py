@@ -146,9 +146,6 @@ class Rounds:
         pairs = zip(self.sides[numerator], self.sides[denominator], strict=True)
         return [value(top) / value(bottom) for top, bottom in pairs]
 
-    def median(self, name, value=lambda row: row.requests_per_second):
-        return statistics.median(value(row) for row in self.sides[name])
-
     def merged(self, name):
         """One Measurement for a side: medians of its rounds, totals of requests and errors."""
         rows = self.sides[name]

@@ -27,6 +27,7 @@ and the same keys are under "sqlite" and (when measured) "postgres".
 import argparse
 import contextlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -88,8 +89,6 @@ def bench_env(workdir, database_url=None, **overrides):
 
 def postgres_url():
     """DATABASE_URL, when it points at a PostgreSQL server."""
-    import os
-
     url = os.environ.get("DATABASE_URL", "")
     return url if url.startswith(("postgres://", "postgresql://")) else None
 

@@ -412,11 +412,6 @@ class CatalogFilterSet(django_filters.FilterSet):
         clone.model, clone.parent = self.queryset.model, self
         return clone
 
-    def get_form_class(self):
-        """A form of the given parameters' fields (for a page that wants one)."""
-        fields = {name: self.base_filters[name].field for name in self.given()}
-        return type(f"{type(self).__name__}Form", (self._meta.form,), fields)
-
 
 STABILITY_VALUES = [*Stability.values, NO_STABILITY]
 STABILITY_HELP = (

@@ -31,13 +31,13 @@ class StrictPageNumberPagination(PageNumberPagination):
 
     def paginate_queryset(self, queryset, request, view=None):
         # DRF's, but for the count (cached under the list's name) and the last line.
-        self.validate(request)
+        page_size = self.validate(request)
         if not isinstance(queryset, Counted):
             queryset = Counted(queryset)
         queryset.name = count_name(request)
         queryset.token = getattr(request, "catalog_revision", None)
         self.request = request
-        paginator = self.django_paginator_class(queryset, self.get_page_size(request))
+        paginator = self.django_paginator_class(queryset, page_size)
         page_number = self.get_page_number(request, paginator)
         try:
             self.page = paginator.page(page_number)
@@ -50,8 +50,11 @@ class StrictPageNumberPagination(PageNumberPagination):
         return self.page.object_list
 
     def validate(self, request):
-        """A 400 for a malformed ``page`` or ``page_size``, even where nothing is paged (CSV)."""
-        self.get_page_size(request)
+        """
+        The page size, or a 400 for a malformed ``page`` or ``page_size``, even where nothing
+        is paged (CSV).
+        """
+        page_size = self.get_page_size(request)
         raw = request.query_params.get(self.page_query_param)
         if raw is not None and raw != "last":
             if not ASCII_WHOLE_NUMBER.match(raw) or not 1 <= int(raw) <= MAX_PAGE:
@@ -62,6 +65,7 @@ class StrictPageNumberPagination(PageNumberPagination):
                         ]
                     }
                 )
+        return page_size
 
     def get_next_link(self):
         return self.page_link(self.page.next_page_number()) if self.page.has_next() else None

@@ -47,7 +47,7 @@ def joined(query):
     """``query`` with each several-valued parameter's repeats joined by commas, as one value."""
     data = QueryDict(mutable=True)  # QueryDict.copy() deep-copies: here, strings are shared
     for name, values in query.lists():
-        data.setlist(name, [",".join(values)] if name in MULTI_VALUED else values)
+        data.setlist(name, [",".join(values)] if name in MULTI_VALUED else list(values))
     return data
 
 
