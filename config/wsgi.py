@@ -1,9 +1,38 @@
 """WSGI entry point (gunicorn config.wsgi)."""
 
+import gc
+import itertools
 import os
 
+from django.core.signals import request_finished
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 application = get_wsgi_application()
+
+# Requests after which a worker's live objects are frozen (see settle below).
+SETTLE_AFTER = (100, 1_000, 10_000)
+_finished = itertools.count(1)
+
+
+def settle(**kwargs):
+    """
+    Move what a warmed-up worker keeps (the app, Django's and DRF's lazily built caches) out
+    of the garbage collector's sight, so that a full collection scans only what requests left.
+
+    Every request leaves reference cycles (DRF's request and view, Django's messages storage),
+    and the collections that free them scan every object the process holds: about 94,000
+    once the API has served, which cost a request 60 to 80 ms in a busy worker. Frozen, they
+    cost nothing; a full collection then takes about a millisecond. Collecting first keeps
+    the garbage of the requests so far out of the frozen set, where it would stay for good.
+    """
+    served = next(_finished)
+    if served in SETTLE_AFTER:
+        gc.collect()
+        gc.freeze()
+    if served >= SETTLE_AFTER[-1]:
+        request_finished.disconnect(settle)
+
+
+request_finished.connect(settle)

@@ -32,6 +32,8 @@ def test_the_benchmark_runs_end_to_end_on_a_tiny_catalog(tmp_path):
         assert figures["queries_per_page"] == 3
         assert all(q["count_cached"] == 2 for q in figures["queries"].values())
         assert figures["import_read_errors"] == 0
+        # Every round's reads met at least one import, run from start to commit.
+        assert figures["imports_during_reads"] >= 5
         assert 0 < figures["worker_rss_mb"] < 1000 and figures["csv_rss_growth_mb"] < 1000
         assert all(row["errors"] == 0 for row in figures["measurements"].values())
         assert figures["measurements"]["conditional"]["requests"] > 0

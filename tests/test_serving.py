@@ -1,5 +1,6 @@
 """The production stack, in real processes: gunicorn, whitenoise, shared caches, settings."""
 
+import json
 import shutil
 import subprocess
 import time
@@ -223,3 +224,33 @@ def test_readers_never_fail_while_a_large_import_writes(prepared, tmp_path):
     assert result.returncode == 0, result.stderr
     assert "Features: 3000 created" in result.stdout
     assert len(statuses) > 20 and set(statuses) == {200}, sorted(set(statuses))
+
+
+# --- the garbage collector in a worker -------------------------------------------------------
+
+SETTLING = """
+import gc, json
+from bench.profile import serve
+from config.wsgi import SETTLE_AFTER, application
+
+first = SETTLE_AFTER[0]
+for _ in range(first - 1):
+    serve(application, "/api/features/?stability=beta")
+before = {"frozen": gc.get_freeze_count(), "tracked": len(gc.get_objects())}
+serve(application, "/api/features/?stability=beta")
+after = {"frozen": gc.get_freeze_count(), "tracked": len(gc.get_objects())}
+print(json.dumps({"before": before, "after": after}))
+"""
+
+
+def test_a_warmed_up_worker_freezes_what_it_keeps_out_of_the_collectors_sight(prepared):
+    _, env = prepared
+    result = subprocess.run(
+        [serve.PYTHON, "-c", SETTLING], env=env, cwd=serve.ROOT, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    counts = json.loads(result.stdout.strip().splitlines()[-1])
+    # Before: the app and every cache the requests built, scanned by each full collection.
+    assert counts["before"]["frozen"] == 0 and counts["before"]["tracked"] > 50_000
+    # After the warm-up: frozen, so that a full collection scans only what requests leave.
+    assert counts["after"]["frozen"] > 50_000 and counts["after"]["tracked"] < 5_000
