@@ -384,6 +384,9 @@ class CatalogFilterSet(django_filters.FilterSet):
                     cleaned[name] = field.clean(value)
                 except forms.ValidationError as error:
                     errors[name] = error.messages
+                    # Django's error lists itself, a cycle that would hold this request's
+                    # frames, through its traceback, until the garbage collector came.
+                    error.__traceback__ = None
             self._cleaned, self._errors = cleaned, errors
         return self._cleaned, self._errors
 

@@ -1,13 +1,15 @@
 """The production stack, in real processes: gunicorn, whitenoise, shared caches, settings."""
 
+import gc
 import json
 import shutil
 import subprocess
 import time
 
 import pytest
+from django.core.handlers.wsgi import WSGIHandler
 
-from bench import serve
+from bench import profile, serve
 from tests.conftest import http
 
 pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
@@ -254,3 +256,44 @@ def test_a_warmed_up_worker_freezes_what_it_keeps_out_of_the_collectors_sight(pr
     assert counts["before"]["frozen"] == 0 and counts["before"]["tracked"] > 50_000
     # After the warm-up: frozen, so that a full collection scans only what requests leave.
     assert counts["after"]["frozen"] > 50_000 and counts["after"]["tracked"] < 5_000
+
+
+@pytest.mark.parametrize(
+    "path, status",
+    [
+        ("/api/features/?release=1.9&stability=beta", "200"),
+        ("/api/features/?stability=nonsense", "400"),  # a bad filter, answered by DRF too
+    ],
+)
+def test_a_feature_list_request_leaves_nothing_for_the_garbage_collector(
+    catalog, uncached, path, status
+):
+    """
+    What the request built (its view, DRF's request and response, the filters, the queries,
+    the page of rows) is freed with its response, not by the collector's scans. Django's own
+    cycle is left: a request and its messages storage, as for any view.
+    """
+    handler = WSGIHandler()
+    for _ in range(2):  # warm: lazily built caches are not garbage
+        assert served(handler, path) == status
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        assert served(handler, path) == status
+        gc.collect()
+        left = {f"{type(item).__module__}.{type(item).__qualname__}" for item in gc.garbage}
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    built = ("rest_framework.", "django_filters.", "django.db.", "releases.")
+    assert sorted(name for name in left if name.startswith(built)) == []
+
+
+def served(handler, path):
+    """The status of ``path`` served in this process by ``handler``, its body read and closed."""
+    statuses = []
+    environ = {**profile.environ(path), "HTTP_HOST": "testserver"}
+    body = handler(environ, lambda status, headers, *_: statuses.append(status))
+    b"".join(body)
+    body.close()
+    return statuses[0][:3]
