@@ -81,10 +81,14 @@ def let_go(response):
     any Django view).
     """
     context = getattr(response, "renderer_context", None)
-    if context and response.is_rendered:
-        context.pop("response", None)
+    if not context or not response.is_rendered:
+        return
+    context.pop("response", None)
+    if "view" in context:
         vars(context["view"]).clear()
-        context["request"].parser_context.clear()
+    parser_context = getattr(context.get("request"), "parser_context", None)
+    if parser_context:
+        parser_context.clear()
 
 
 class CatalogCacheMiddleware:

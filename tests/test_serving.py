@@ -8,6 +8,8 @@ import time
 
 import pytest
 from django.core.handlers.wsgi import WSGIHandler
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 
 from bench import profile, serve
 from tests.conftest import http
@@ -290,10 +292,19 @@ def test_a_feature_list_request_leaves_nothing_for_the_garbage_collector(
 
 
 def served(handler, path):
-    """The status of ``path`` served in this process by ``handler``, its body read and closed."""
+    """
+    The status of ``path`` served in this process by ``handler``, its body read and closed;
+    the test's database connection kept open through it, as Django's test client keeps it.
+    """
     statuses = []
     environ = {**profile.environ(path), "HTTP_HOST": "testserver"}
-    body = handler(environ, lambda status, headers, *_: statuses.append(status))
-    b"".join(body)
-    body.close()
+    for signal in (request_started, request_finished):
+        signal.disconnect(close_old_connections)
+    try:
+        body = handler(environ, lambda status, headers, *_: statuses.append(status))
+        b"".join(body)
+        body.close()
+    finally:
+        for signal in (request_started, request_finished):
+            signal.connect(close_old_connections)
     return statuses[0][:3]
