@@ -70,7 +70,7 @@ test: install-dev
 fuzz: install-dev
 	$(BIN)/python -m tests.fuzz $(FUZZ_ARGS)
 
-# The benchmark (bench/README.md): about ten minutes a database; writes bench/results.json.
+# The benchmark (bench/README.md): about six minutes a database; writes bench/results.json.
 # With DATABASE_URL at a PostgreSQL server (.ci/postgres.sh starts one), PostgreSQL too.
 bench: install
 	@command -v wrk >/dev/null || { \

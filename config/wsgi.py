@@ -21,11 +21,12 @@ def settle(**kwargs):
     Move what a warmed-up worker keeps (the app, Django's and DRF's lazily built caches) out
     of the garbage collector's sight, so that a full collection scans only what requests left.
 
-    Every request leaves reference cycles (DRF's request and view, Django's messages storage),
-    and the collections that free them scan every object the process holds: about 94,000
-    once the API has served, which cost a request 60 to 80 ms in a busy worker. Frozen, they
-    cost nothing; a full collection then takes about a millisecond. Collecting first keeps
-    the garbage of the requests so far out of the frozen set, where it would stay for good.
+    Every request leaves some reference cycles (Django's request and its messages storage;
+    DRF's serializers; the middleware breaks the rest, releases.middleware.let_go), and the
+    collections that free them scanned every object the process holds: about 94,000 once
+    the API has served, 60 to 80 ms in a busy worker. Frozen, they cost nothing; a full
+    collection then takes 1 to 2 ms, a few more in a busy worker. Collecting first keeps the
+    garbage of the requests so far out of the frozen set, where it would stay for good.
     """
     served = next(_finished)
     if served in SETTLE_AFTER:
