@@ -40,7 +40,8 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from bench import load, post, serve
+from bench import admin, load, post, serve
+from bench import pages as page_bench
 from bench.generate import release_version
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
@@ -588,6 +589,8 @@ def main(argv=None):
               "whose figures are not worth quoting.", file=sys.stderr)  # fmt: skip
     started = time.monotonic()
     results = run(args)
+    results[admin.KEY] = admin.measure_isolated(200 if args.tiny else 5000)  # bench/admin.py
+    results[page_bench.KEY] = page_bench.measure_isolated(3 if args.tiny else 30)
     results["bench_seconds"] = round(time.monotonic() - started, 1)
     Path(args.out).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     if not args.quiet:

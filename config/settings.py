@@ -91,6 +91,8 @@ INSTALLED_APPS = [
 # security headers, exactly as a freshly rendered one does.
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # A request Django cannot read is a 400 here, before anything reads it (releases.bad_requests).
+    "releases.bad_requests.UnreadableRequestMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -242,16 +244,29 @@ API_ANON_RATE = os.environ.get("API_ANON_RATE", "1200/m")
 # Behind a proxy, the client's address is the one the proxy reports.
 CLIENT_IP_META_KEY = os.environ.get("DJANGO_CLIENT_IP_HEADER", "REMOTE_ADDR")
 
-# Admin logins (django-axes): after 5 failures for one username, or from one address, within
-# 15 minutes, further attempts are refused for 15 minutes. `manage.py axes_reset_username NAME`
-# (or axes_reset_ip, or deleting the access attempt in the admin) lifts a lockout.
+# The catalog's public address: check_links names it in its User-Agent, so that the owner of
+# a site it checks knows whose requests they are (check_links refuses to run without it).
+CATALOG_URL = os.environ.get("CATALOG_URL", "")
+
+# Admin logins (django-axes, releases/signin.py): 5 failures for one username from one
+# address within 15 minutes pause that username from that address for 15 minutes; no other
+# user, and no other address, is refused. A username that has failed 10 times within those
+# 15 minutes, from any addresses, may be tried by an address that has failed for it once every
+# 30 seconds. `manage.py axes_reset_username NAME` (or axes_reset_ip, or deleting the access
+# attempt in the admin) lifts a lockout.
 AXES_FAILURE_LIMIT = 5
 AXES_COOLOFF_TIME = dt.timedelta(minutes=15)
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
+# A refused attempt is not a failure: hammering neither prolongs a lock nor the pace.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_HANDLER = "releases.signin.SignInHandler"
+AXES_LOCKOUT_CALLABLE = "releases.signin.locked_out"
 AXES_LOCKOUT_TEMPLATE = "admin/locked_out.html"
 AXES_CLIENT_IP_CALLABLE = "releases.middleware.client_address"
 AXES_VERBOSE = False
+SIGNIN_USERNAME_FAILURES = 10
+SIGNIN_USERNAME_PACE = dt.timedelta(seconds=30)
 
 # History: reasons name a command and a file, which need more than 100 characters.
 SIMPLE_HISTORY_HISTORY_CHANGE_REASON_USE_TEXT_FIELD = True
@@ -290,16 +305,41 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    "ENUM_NAME_OVERRIDES": {"Stability": "releases.models.Stability"},
+    "ENUM_NAME_OVERRIDES": {
+        "Stability": "releases.models.Stability",
+        "LinkStatus": "releases.models.LinkStatus",
+    },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "releases.schema.postprocess",
     ],
 }
 
+# What a request may carry (Django's defaults, stated): beyond them, a 400 naming what was too
+# much, and one line in the log (releases.bad_requests).
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000  # parameters of a query string; fields of a form
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440  # bytes of a request body, uploaded files aside
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"without_traceback": {"()": "releases.bad_requests.WithoutTraceback"}},
+    "formatters": {"named": {"format": "%(levelname)s %(name)s: %(message)s"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler"},
+        # A suspicious request is the client's doing: one line, with the logger's name
+        # (django.security.DisallowedHost, ...), and no traceback.
+        "security": {
+            "class": "logging.StreamHandler",
+            "filters": ["without_traceback"],
+            "formatter": "named",
+        },
+    },
+    "loggers": {
+        # Django's own console handler (DEBUG only) would print every record a second time,
+        # beside the root's: its records go to the root alone.
+        "django": {"handlers": [], "level": "INFO"},
+        "django.security": {"handlers": ["security"], "propagate": False},
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "INFO")},
 }

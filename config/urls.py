@@ -1,4 +1,7 @@
-"""Root URLs: the public API under /api/, feeds under /feeds/, the editors' admin under /admin/."""
+"""
+Root URLs: the public API under /api/, feeds under /feeds/, status badges under /badges/, the
+editors' admin under /admin/.
+"""
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
@@ -8,6 +11,7 @@ from django.urls import include, path, reverse_lazy
 from releases import pages
 from releases.feeds import ReleaseFeed, TrackFeed
 from releases.sitemaps import SITEMAPS
+from releases.views import track_badge
 
 urlpatterns = [
     # First: the API is what most requests ask for, and URLs are tried in order.
@@ -15,11 +19,13 @@ urlpatterns = [
     path("", pages.home, name="page-home"),
     path("releases/", pages.release_list, name="page-releases"),
     path("releases/<str:version>/", pages.release_detail, name="page-release"),
+    path("releases/<str:version>/state/", pages.state, name="page-state"),
     path("tracks/", pages.track_list, name="page-tracks"),
     path("tracks/<slug:slug>/", pages.track_detail, name="page-track"),
     path("matrix/", pages.matrix, name="page-matrix"),
     path("compare/", pages.compare_page, name="page-compare"),
     path("features/", pages.feature_list, name="page-features"),
+    path("graduation/", pages.graduation, name="page-graduation"),
     path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
     # The one-time link `create_editor NAME --no-input` prints: set a password, then sign in.
     path(
@@ -38,6 +44,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("feeds/releases/", ReleaseFeed(), name="feed-releases"),
     path("feeds/tracks/<slug:slug>/", TrackFeed(), name="feed-track"),
+    path("badges/tracks/<slug:slug>.svg", track_badge, {"kind": "svg"}, name="badge-track-svg"),
+    path("badges/tracks/<slug:slug>.json", track_badge, {"kind": "json"}, name="badge-track-json"),
 ]
 
 # JSON errors under /api/ and /feeds/, like the API's own; Django's pages elsewhere.

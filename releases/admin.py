@@ -8,12 +8,14 @@ with their links. Bulk actions, merges and splits are recorded under the editor'
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin.utils import unquote
+from django.contrib.admin.actions import delete_selected
+from django.contrib.admin.utils import flatten_fieldsets, unquote
 from django.contrib.admin.widgets import AutocompleteSelect
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import models
+from django.db import models, transaction
 from django.db.models import Count, Q
 from django.db.models.functions import Lower
+from django.forms.models import model_to_dict
 from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -21,11 +23,12 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from simple_history.admin import SimpleHistoryAdmin
 
-from . import history, publishing, stages, tracks
+from . import changes, concurrency, history, publishing, recovery, stages, tracks
 from .changes import acting_as
 from .importing import sync
 from .importing.areas import UNFILED_AREA
 from .importing.parse import MAX_POST_BYTES, PostError, decode, parse_post
+from .linkdesk import LinkFixesAdminMixin, LinkHealthFilter
 from .models import (
     FEATURES_NEWEST_FIRST,
     NEWEST_FIRST,
@@ -92,7 +95,98 @@ class IsMissingFilter(admin.SimpleListFilter):
         return queryset
 
 
-class CompactInline(admin.TabularInline):
+class VersionedForm(forms.ModelForm):
+    """
+    A model form that carries the version of the row it was read at (a hidden field). A save
+    from a stale form is refused with what the other editor changed, who and when; the form
+    keeps the editor's input, takes the other editor's values for the fields this editor left
+    alone, and moves to the current version, so that saving again applies the editor's change
+    on top of the other's.
+    """
+
+    read_version = forms.CharField(widget=forms.HiddenInput, required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        instance = self.instance
+        if self.is_existing:
+            # A revert's form holds an old version built from the history: the row's is now.
+            loaded = instance._state.db is not None
+            version = instance.row_version if loaded else self.current_version(lock=False)
+            self.fields["read_version"].initial = version
+
+    @property
+    def is_existing(self):
+        return self.instance.pk is not None and not self.instance._state.adding
+
+    def current_version(self, lock):
+        return concurrency.current_version(type(self.instance), self.instance.pk, lock=lock)
+
+    def clean(self):
+        data = super().clean()
+        if not self.is_existing or not self.has_changed():
+            return data  # a new row, or one the form leaves as it is: nothing to lose
+        read = (data.get("read_version") or "").strip()
+        if not (read.isascii() and read.isdigit()):
+            raise ValidationError(
+                "This form does not say which version it was read at: reload the page and "
+                "make your changes again.",
+                code="no_version",
+            )
+        # Locked until the admin's transaction ends: no write slips between check and save.
+        current = self.current_version(lock=True)
+        if int(read) != current:
+            model = type(self.instance)
+            conflict = concurrency.conflict_since(model, self.instance.pk, int(read), current)
+            self.keep_input(conflict)
+            raise ValidationError(
+                f"{conflict.message()} Your changes are kept below, with the other editor's in "
+                "the fields you left alone: check them and save again.",
+                code="stale",
+            )
+        changes.expect_version(self.instance, int(read))
+        return data
+
+    def keep_input(self, conflict):
+        """The form's data for a second try: the editor's input on the other's changes."""
+        if conflict.deleted:
+            return
+        data = self.data.copy()
+        data[self.add_prefix("read_version")] = str(conflict.current_version)
+        current_row = type(self.instance)._base_manager.get(pk=self.instance.pk)
+        current = model_to_dict(current_row)
+        read = model_to_dict(conflict.read.instance) if conflict.read is not None else None
+        for name in conflict.changed_fields:
+            if name not in self.fields or read is None or name not in current:
+                continue
+            field, key = self.fields[name], self.add_prefix(name)
+            if field.has_changed(read.get(name), self[name].data):
+                continue  # this editor's own change: kept as typed
+            value = field.prepare_value(current[name])
+            if isinstance(value, bool):
+                if value:
+                    data[key] = "on"
+                else:
+                    data.pop(key, None)
+            else:
+                data[key] = "" if value is None else str(value)
+        self.data = data
+
+
+class VersionedAdminMixin:
+    """Admins and inlines whose forms carry the version they were read at."""
+
+    form = VersionedForm
+
+    def get_fieldsets(self, request, obj=None):
+        fieldsets = super().get_fieldsets(request, obj)
+        if "read_version" in flatten_fieldsets(fieldsets):
+            return fieldsets
+        (name, options), *rest = fieldsets
+        return [(name, {**options, "fields": [*options["fields"], "read_version"]}), *rest]
+
+
+class CompactInline(VersionedAdminMixin, admin.TabularInline):
     """A tabular inline whose rows fit a line: related fields without add/change/view icons."""
 
     extra = 0
@@ -104,14 +198,6 @@ class CompactInline(admin.TabularInline):
             widget.can_add_related = widget.can_change_related = False
             widget.can_view_related = widget.can_delete_related = False
         return formfield
-
-
-class FeatureInline(CompactInline):
-    model = Feature
-    fields = ["position", "title", "slug", "stability", "area"]
-    autocomplete_fields = ["area"]
-    show_change_link = True
-    ordering = ["position", "pk"]
 
 
 class LinkInline(CompactInline):
@@ -216,18 +302,23 @@ class ImportPostForm(forms.Form):
         return f"{name}, line {line}: {message}" if line else f"{name}: {message}"
 
 
-class AreaAliasInline(admin.TabularInline):
+class AreaAliasInline(VersionedAdminMixin, admin.TabularInline):
     model = AreaAlias
     extra = 0
 
 
-class CatalogAdmin(SimpleHistoryAdmin):
+class CatalogAdmin(VersionedAdminMixin, SimpleHistoryAdmin):
     """
     An admin with the object's history: each change with who made it and what it changed, a
     link to compare any version with another, and simple-history's revert.
     """
 
     history_list_display = ["compare"]
+
+    def get_changelist_form(self, request, **kwargs):
+        # The list's editable rows carry their versions too (change_list_results.html).
+        kwargs.setdefault("form", VersionedForm)
+        return super().get_changelist_form(request, **kwargs)
 
     def get_urls(self):
         info = self.opts.app_label, self.opts.model_name
@@ -253,7 +344,9 @@ class CatalogAdmin(SimpleHistoryAdmin):
         self.checked_id(object_id)
         if not version_id.isascii() or not version_id.isdigit():
             raise Http404(f"No version {version_id!r}.")
-        return super().history_form_view(request, object_id, version_id, extra_context)
+        # A revert checks the version it was read at, as a change does: in one transaction.
+        with transaction.atomic(using=self.model._base_manager.db):
+            return super().history_form_view(request, object_id, version_id, extra_context)
 
     @admin.display(description="compare")
     def compare(self, record):
@@ -306,15 +399,16 @@ class ReleaseAdmin(CatalogAdmin):
     search_fields = ["version", "title", "summary"]
     ordering = NEWEST_FIRST
     date_hierarchy = "release_date"
-    readonly_fields = ["is_published", "created_at", "updated_at"]
+    readonly_fields = ["is_published", "feature_list", "created_at", "updated_at"]
     fieldsets = [
-        (None, {"fields": ["version", "title", "release_date", "is_published"]}),
+        (None, {"fields": ["version", "title", "release_date", "is_published", "feature_list"]}),
         ("Sources", {"fields": ["announcement_url", "release_notes_url"]}),
         ("In our words", {"fields": ["summary", "highlights"]}),
         ("Figures", {"fields": ["commit_count", "contributor_count"]}),
         ("History", {"fields": ["created_at", "updated_at"], "classes": ["collapse"]}),
     ]
-    inlines = [FeatureInline]
+    # No inline of features: a release may have thousands (a 5,000-row inline took 45 s and
+    # overflowed DATA_UPLOAD_MAX_NUMBER_FIELDS); they are worked in the feature list.
     actions = ["publish", "unpublish"]
 
     def get_urls(self):
@@ -340,6 +434,25 @@ class ReleaseAdmin(CatalogAdmin):
     @admin.display(description="features", ordering="feature_count")
     def feature_count(self, release):
         return release.feature_count
+
+    @admin.display(description="features")
+    def feature_list(self, release):
+        """The release's features: a count and a link to the feature list filtered to it."""
+        if release.pk is None:
+            return "Save the release, then add its features (or import its post)."
+        features = reverse("admin:releases_feature_changelist")
+        add = reverse("admin:releases_feature_add")
+        count = release.feature_count
+        return format_html(
+            '<a href="{}?release__id__exact={}">{} feature{}</a> · '
+            '<a href="{}?release={}">add a feature</a>',
+            features,
+            release.pk,
+            count,
+            "" if count == 1 else "s",
+            add,
+            release.pk,
+        )
 
     # --- publishing ---------------------------------------------------------------------------
 
@@ -508,6 +621,7 @@ class FeatureAdmin(CatalogAdmin):
         "approve",
         "merge_into_track",
         "split_into_own_track",
+        "delete_draft_features",
     ]
 
     @admin.display(description="title", ordering=Lower("title"))
@@ -564,6 +678,9 @@ class FeatureAdmin(CatalogAdmin):
             except tracks.CannotMerge as error:
                 self.message_user(request, str(error), messages.ERROR)
                 return None
+            except changes.StaleEdit as stale:
+                self.message_user(request, self.stale_message(stale, "merged"), messages.ERROR)
+                return None
             for feature in queryset:
                 self.log_change(request, feature, f"Merged into track {into}.")
             gone = (
@@ -586,19 +703,67 @@ class FeatureAdmin(CatalogAdmin):
     @admin.action(description="Split into its own track", permissions=["split"])
     def split_into_own_track(self, request, queryset):
         features = list(queryset.select_related("release", "area"))
-        with acting_as("split into its own track", request.user):
-            tracks.split(features)
+        try:
+            with acting_as("split into its own track", request.user):
+                tracks.split(features)
+        except changes.StaleEdit as stale:
+            self.message_user(request, self.stale_message(stale, "split"), messages.ERROR)
+            return
         for feature in features:
             self.log_change(request, feature, f"Split into its own track {feature.track}.")
         self.message_user(
             request, f"Gave {len(features)} feature(s) a track of their own.", messages.SUCCESS
         )
 
+    def stale_message(self, stale, verb):
+        conflict = concurrency.conflict_since(
+            stale.model, stale.pk, stale.read_version, stale.current_version
+        )
+        return f"Nothing was {verb}: another editor changed a feature meanwhile. " + (
+            conflict.message().removeprefix("Not saved: ")
+        )
+
+    # --- deleting and retiring ------------------------------------------------------------------
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)  # replaced by delete_draft_features
+        return actions
+
+    @admin.action(description="Delete selected features of draft releases…", permissions=["delete"])
+    def delete_draft_features(self, request, queryset):
+        """The admin's own bulk deletion, with its confirmation, for drafts' features only."""
+        published = queryset.filter(release__is_published=True).count()
+        if published:
+            self.message_user(
+                request,
+                f"{published} of the selected features belong to published releases: retire "
+                "those one at a time, from each feature's page (Retire…).",
+                messages.ERROR,
+            )
+            return None
+        return delete_selected(self, request, queryset)
+
+    def delete_view(self, request, object_id, extra_context=None):
+        """A published feature is retired: the same confirmation, saying what it means."""
+        feature = Feature.objects.filter(pk=self.checked_id(object_id)).select_related("release")
+        feature = feature.first()
+        if feature is not None and feature.release.is_published:
+            extra_context = {**(extra_context or {}), "title": f"Retire {feature}?", "retire": True}
+        return super().delete_view(request, object_id, extra_context)
+
     @admin.action(description="Approve (make public with their release)", permissions=["change"])
     def approve(self, request, queryset):
         with acting_as("approved in the admin", request.user):
             count = queryset.update(needs_approval=False)
         self.message_user(request, f"Approved {count} feature(s).", messages.SUCCESS)
+
+    @staticmethod
+    def record_id(request, name):
+        value = request.POST.get(name, "")
+        if not (value.isascii() and value.isdigit()):
+            raise Http404(f"No deleted {name} {value!r}.")
+        return int(value)
 
     def get_urls(self):
         recover = [
@@ -611,11 +776,34 @@ class FeatureAdmin(CatalogAdmin):
         return [*recover, *super().get_urls()]
 
     def deleted_view(self, request):
-        """Deleted features, newest deletion first; each can be recovered with its links."""
+        """
+        Deleted features, newest deletion first, each recovered with its links; and links and
+        aliases deleted on their own, each recovered alone.
+        """
         if not self.has_view_or_change_permission(request):
             raise PermissionDenied
         may_recover = request.user.has_perms(["releases.add_feature", "releases.add_link"])
-        if request.method == "POST":
+        may_recover_alias = request.user.has_perm("releases.add_areaalias")
+        if request.method == "POST" and ("link" in request.POST or "alias" in request.POST):
+            model = Link if "link" in request.POST else AreaAlias
+            if not (may_recover if model is Link else may_recover_alias):
+                raise PermissionDenied
+            name = "link" if model is Link else "alias"
+            record = get_object_or_404(
+                recovery.deleted(model), history_id=self.record_id(request, name)
+            )
+            try:
+                with acting_as("recovered in the admin", request.user):
+                    obj = recovery.recover(record)
+            except history.CannotRecover as error:
+                self.message_user(request, str(error), messages.ERROR)
+            else:
+                self.log_addition(request, obj, "Recovered.")
+                self.message_user(
+                    request, f"Recovered {model._meta.verbose_name} {obj}.", messages.SUCCESS
+                )
+                return HttpResponseRedirect(request.path)
+        elif request.method == "POST":
             if not may_recover:
                 raise PermissionDenied
             record = get_object_or_404(
@@ -637,9 +825,12 @@ class FeatureAdmin(CatalogAdmin):
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
-            "title": "Deleted features",
+            "title": "Deleted features, links and aliases",
             "records": history.deleted_features(),
+            "links": recovery.deleted(Link).select_related("history_user")[:200],
+            "aliases": recovery.deleted(AreaAlias).select_related("history_user")[:200],
             "may_recover": may_recover,
+            "may_recover_alias": may_recover_alias,
         }
         return TemplateResponse(request, "admin/releases/feature/deleted.html", context)
 
@@ -687,11 +878,18 @@ class FeatureAdmin(CatalogAdmin):
 
 
 @admin.register(Link)
-class LinkAdmin(CatalogAdmin):
+class LinkAdmin(LinkFixesAdminMixin, CatalogAdmin):
+    """Links; the desk's "Broken links" queue (?health=needs_fix) is releases.linkdesk's."""
+
     formfield_overrides = URL_FIELDS
-    list_display = ["label", "kind", "url", "feature_in_release", "is_missing"]
+    list_display = ["label", "kind", "url", "health", "feature_in_release", "is_missing"]
     list_editable = ["url"]
-    list_filter = [IsMissingFilter, "kind", ("feature__release", admin.RelatedOnlyFieldListFilter)]
+    list_filter = [
+        IsMissingFilter,
+        LinkHealthFilter,
+        "kind",
+        ("feature__release", admin.RelatedOnlyFieldListFilter),
+    ]
     list_select_related = ["feature__release"]
     search_fields = ["label", "url", "feature__title", "feature__release__version"]
     ordering = ["-feature__release_version_key", "feature__position", "position"]

@@ -10,10 +10,13 @@ class ReleasesConfig(AppConfig):
 
     def ready(self):
         from .editors import ensure_editors_group
+        from .public_log import start
 
         # As contrib.sites makes its default site: after every migrate, so that the group's
         # permissions follow the models (a new model, a new permission) without a migration.
         post_migrate.connect(ensure_editors_group, sender=self)
+        # A catalog whose history predates the public change log: announce what is public.
+        post_migrate.connect(start, sender=self)
 
 
 class CatalogAdminConfig(admin_apps.AdminConfig):

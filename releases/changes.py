@@ -28,7 +28,7 @@ from django.db.models.deletion import Collector
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
 
-from . import revision
+from . import public_log, revision
 
 CREATED, UPDATED, DELETED = "+", "~", "-"
 
@@ -156,11 +156,77 @@ def fetch(model, ids, using):
 # --- the write paths -----------------------------------------------------------------------------
 
 
+class StaleEdit(Exception):
+    """
+    A write from a stale read: the row was written since (its ``row_version`` moved on).
+    ``concurrency.changes_since`` says by whom and what.
+    """
+
+    def __init__(self, model, pk, read_version, current_version=None):
+        self.model, self.pk = model, pk
+        self.read_version, self.current_version = read_version, current_version
+        super().__init__(
+            f"{model._meta.verbose_name} {pk} was changed since it was read "
+            f"(version {read_version}, now {current_version or 'another'})"
+        )
+
+
+def expect_version(instance, version):
+    """The next ``save()`` of ``instance`` is refused unless the row is still at ``version``."""
+    instance._expected_row_version = version
+
+
+def check_versions(objects, using="default"):
+    """
+    Refuse (StaleEdit) if a row of ``objects`` was written since it was read: its version in
+    the database, read under a row lock inside the caller's transaction, is not the object's.
+    """
+    stale = stale_version(list(objects), using)
+    if stale is not None:
+        raise stale
+
+
+def stale_version(objects, using):
+    """The StaleEdit of the first of ``objects`` whose row moved on, or None."""
+    if not objects:
+        return None
+    model = type(objects[0])
+    current = {}
+    for batch in batches([obj.pk for obj in objects]):
+        rows = model._base_manager.using(using).select_for_update().filter(pk__in=batch)
+        current.update(rows.values_list("pk", "row_version"))
+    for obj in objects:
+        if current.get(obj.pk) != obj.row_version:
+            return StaleEdit(model, obj.pk, obj.row_version, current.get(obj.pk))
+    return None
+
+
+def claim(model, instance, expected, using):
+    """
+    Take the row's next version, or return the StaleEdit if it is no longer ``expected``
+    (returned, not raised: an UPDATE of no row leaves the caller's transaction usable).
+    """
+    rows = model._base_manager.using(using).filter(pk=instance.pk)
+    if expected is None:
+        rows.update(row_version=models.F("row_version") + 1)
+        instance.row_version = rows.values_list("row_version", flat=True).get()
+    elif rows.filter(row_version=expected).update(row_version=expected + 1):
+        instance.row_version = expected + 1
+    else:
+        current = rows.values_list("row_version", flat=True).first()
+        return StaleEdit(model, instance.pk, expected, current)
+    return None
+
+
 def save(instance, base_save, *args, **kwargs):
     """``Model.save()``: write the instance if anything changed, then record it."""
     model = type(instance)
     using = kwargs.get("using") or router.db_for_write(model, instance=instance)
     before = getattr(instance, "_loaded_values", None)
+    # The version a form was read at (expect_version), else the one loaded with the instance.
+    expected = getattr(instance, "_expected_row_version", None)
+    if expected is None and before is not None:
+        expected = before.get("row_version")
     exists = not instance._state.adding
     if before is None and instance.pk is not None:
         # Built rather than loaded (a revert, a recovery): compare with the row, if any.
@@ -177,11 +243,18 @@ def save(instance, base_save, *args, **kwargs):
             return
     stamp([instance])
     if kwargs.get("update_fields") is not None:
-        kwargs["update_fields"] = {*kwargs["update_fields"], "updated_at", *model.derived_fields}
+        written = {"updated_at", "row_version", *model.derived_fields}
+        kwargs["update_fields"] = {*kwargs["update_fields"], *written}
     with transaction.atomic(using=using, savepoint=False):
-        base_save(*args, **kwargs)
-        previous = {instance.pk: before} if exists and before is not None else None
-        record(model, [instance], UPDATED if exists else CREATED, using=using, before=previous)
+        # One conditional UPDATE takes the next version: race-free.
+        stale = claim(model, instance, expected, using) if exists else None
+        if stale is None:
+            base_save(*args, **kwargs)
+            instance._expected_row_version = None
+            previous = {instance.pk: before} if exists and before is not None else None
+            record(model, [instance], UPDATED if exists else CREATED, using=using, before=previous)
+    if stale is not None:
+        raise stale
     remember_loaded(instance)
 
 
@@ -201,8 +274,11 @@ def update(queryset, values, base_update):
                 changed.append(obj)
         if changed:
             stamp(changed)
+            for obj in changed:  # read after the UPDATE, which holds the rows
+                obj.row_version += 1
             base = model._base_manager.using(using)
-            base.bulk_update(changed, ["updated_at", *model.derived_fields], batch_size=BATCH)
+            written = ["updated_at", "row_version", *model.derived_fields]
+            base.bulk_update(changed, written, batch_size=BATCH)
             record(model, changed, UPDATED, using=using, before=before)
     return rows
 
@@ -211,17 +287,30 @@ def bulk_update(queryset, objects, fields, base_bulk_update, *args, **kwargs):
     """``QuerySet.bulk_update()``: write the objects that changed, stamp and record them."""
     model, using = queryset.model, queryset.db
     with transaction.atomic(using=using, savepoint=False):
-        before = {obj.pk: snapshot(obj) for obj in fetch(model, [o.pk for o in objects], using)}
-        for obj in objects:
-            obj.prepare_save()
-        changed = [obj for obj in objects if changed_fields(before[obj.pk], snapshot(obj))]
-        if not changed:
-            return 0
-        stamp(changed)
-        rows = base_bulk_update(
-            changed, [*fields, *model.derived_fields, "updated_at"], *args, **kwargs
-        )
-        record(model, changed, UPDATED, using=using, before=before)
+        # Each object as read is the row's latest version (checked under a row lock).
+        stale = stale_version(objects, using)
+        if stale is None:
+            rows = write_bulk_update(model, objects, fields, base_bulk_update, using, args, kwargs)
+    if stale is not None:
+        raise stale
+    return rows
+
+
+def write_bulk_update(model, objects, fields, base_bulk_update, using, args, kwargs):
+    """bulk_update's writes, once the versions are checked."""
+    before = {obj.pk: snapshot(obj) for obj in fetch(model, [o.pk for o in objects], using)}
+    for obj in objects:
+        obj.prepare_save()
+    changed = [obj for obj in objects if changed_fields(before[obj.pk], snapshot(obj))]
+    if not changed:
+        return 0
+    stamp(changed)
+    for obj in changed:
+        obj.row_version += 1
+    rows = base_bulk_update(
+        changed, [*fields, *model.derived_fields, "updated_at", "row_version"], *args, **kwargs
+    )
+    record(model, changed, UPDATED, using=using, before=before)
     return rows
 
 
@@ -245,6 +334,8 @@ def delete(target, using):
         for queryset in collector.fast_deletes:
             doomed.setdefault(queryset.model, []).extend(queryset)
         doomed = {model: objects for model, objects in doomed.items() if is_catalog(model)}
+        for model, objects in doomed.items():
+            let_go(model, objects, using)
         # Described before they go: the collector clears their primary keys, and what they
         # referred to may go with them.
         when = timezone.now()
@@ -254,8 +345,25 @@ def delete(target, using):
         }
         result = collector.delete()
         for model, objects in doomed.items():
-            record(model, objects, DELETED, using=using, rows=rows[model], when=when)
+            record(model, objects, DELETED, using=using, rows=rows[model], when=when, told=False)
+        # The public change log hears of a deletion and its cascade at once, so that what
+        # refers to others is tombstoned before what it refers to.
+        public_log.follow([(model, rows[model], None) for model in doomed], using, when)
     return result
+
+
+def let_go(model, objects, using):
+    """
+    What refers to ``objects`` with ``on_delete=SET_NULL`` lets go of them through this write
+    path, recorded like any update, before they go (the collector's own SET NULL would not be).
+    """
+    ids = [obj.pk for obj in objects]
+    for relation in model._meta.related_objects:
+        if relation.on_delete is models.SET_NULL and is_catalog(relation.related_model):
+            name = relation.field.name
+            referring = relation.related_model.objects.using(using)
+            for batch in batches(ids):
+                referring.filter(**{f"{name}__in": batch}).update(**{name: None})
 
 
 def is_catalog(model):
@@ -320,10 +428,13 @@ def history_rows(model, objects, action, using, when):
     return rows
 
 
-def record(model, objects, action, *, using="default", before=None, rows=None, when=None):
+def record(
+    model, objects, action, *, using="default", before=None, rows=None, when=None, told=True
+):
     """
     After ``objects`` (of ``model``) were created, updated or deleted (``action``): their
-    history, the stamps of what shows them, and a new revision once the transaction commits.
+    history, the stamps of what shows them, the public change log (unless the caller tells it
+    itself: ``told=False``), and a new revision once the transaction commits.
     """
     objects = list(objects)
     if not objects:
@@ -332,6 +443,8 @@ def record(model, objects, action, *, using="default", before=None, rows=None, w
     rows = rows if rows is not None else history_rows(model, objects, action, using, when)
     model.history.model.objects.using(using).bulk_create(rows, batch_size=BATCH)
     touch(model, objects, action, before or {}, when, using)
+    if told:
+        public_log.follow([(model, rows, before)], using, when)
     revision.catalog_changed(using)
 
 

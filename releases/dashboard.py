@@ -10,7 +10,7 @@ from itertools import islice
 
 from django.urls import reverse
 
-from . import history, publishing
+from . import history, linkdesk, publishing
 from .changes import DELETED
 from .importing.areas import UNFILED_AREA
 from .models import Area, Feature, Link, Release, StageClaim
@@ -37,6 +37,12 @@ def queues():
             Link.objects.missing().count(),
             changelist("link", "is_missing=yes"),
             "Links a post promised but left empty: fill in the URL.",
+        ),
+        Queue(
+            "Broken links",
+            linkdesk.queue().count(),
+            linkdesk.queue_url(),
+            "Broken, unreachable or moved for good, as check_links found them: apply a fix.",
         ),
         Queue(
             "Draft releases",

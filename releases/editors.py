@@ -7,8 +7,10 @@ EDITORS_GROUP = "Editors"
 EDITED_MODELS = ["release", "feature", "link", "area", "areaalias", "track", "stageclaim"]
 ACTIONS = ["view", "add", "change"]
 # Merging and splitting delete the tracks they empty (a track with features cannot be
-# deleted: features protect it). Nothing else may editors delete; history keeps all.
-EXTRA = ["delete_track"]
+# deleted: features protect it). Editors delete links, aliases and features (a published
+# feature is retired, with a confirmation); each comes back from Deleted features, links and
+# aliases (the history keeps all). Releases, areas and claims they do not delete.
+EXTRA = ["delete_track", "delete_link", "delete_areaalias", "delete_feature"]
 
 
 def ensure_editors_group(sender=None, using="default", **kwargs):

@@ -2,6 +2,9 @@
 CSV: ``format=csv`` on a list streams every matching row — not one page — with a header row,
 in the list's own filters and order, in constant memory: rows are read in chunks (each with
 its prefetched relations) and written as they are read.
+
+Every cell is safe to open in a spreadsheet: text that a spreadsheet would run as a formula
+is neutralised with a leading apostrophe (``formula_safe``); numbers stay numbers.
 """
 
 import csv
@@ -46,13 +49,40 @@ def cell(value):
     if isinstance(value, list):
         return " ".join(cell(item) for item in value)
     if isinstance(value, dict):
-        # A link is its URL (or "missing:label"); an appearance its "release:stability".
+        # A source is where its post says it ("post:line"); a link is its URL (or
+        # "missing:label"); an appearance its "release:stability".
+        if "post" in value and "line" in value:
+            return f"{value['post']}:{value['line']}"
         if "url" in value:
             return value["url"] or f"missing:{value.get('label', '')}"
         if "release" in value and "stability" in value:
             return f"{value['release']}:{value['stability'] or 'none'}"
         return " ".join(f"{key}={cell(item)}" for key, item in value.items())
     return str(value)
+
+
+# What makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection"): its first
+# character, or its first after blanks, since some spreadsheets skip those. The full-width
+# forms are a precaution: a spreadsheet that normalises what it reads would see a formula.
+FORMULA_STARTS = frozenset("=+-@\t\r＝＋－＠")
+
+
+def formula_safe(text):
+    """
+    ``text`` as a spreadsheet shows it and never runs it: a cell that would start a formula
+    (``=HYPERLINK(...)``, ``+1``, ``-2+3``, ``@SUM(...)``, a tab or carriage return first,
+    the same after spaces) gets a leading apostrophe, as OWASP recommends.
+    """
+    if text[:1] in FORMULA_STARTS or text.lstrip()[:1] in FORMULA_STARTS:
+        return "'" + text
+    return text
+
+
+def csv_cell(value):
+    """A JSON value as a CSV cell a spreadsheet cannot run: numbers as they are, text made safe."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)  # a JSON number, negative ones too, stays a number
+    return formula_safe(cell(value))
 
 
 def chunks(iterable):
@@ -94,7 +124,7 @@ def lines(items, columns):
     """The header, then one row of cells per item."""
     yield columns
     for item in items:
-        yield [cell(item[column]) for column in columns]
+        yield [csv_cell(item[column]) for column in columns]
 
 
 def streamed(rows):

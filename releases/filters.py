@@ -13,7 +13,7 @@ import django_filters
 from django import forms
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
 from django.db import connections
-from django.db.models import Count, Q
+from django.db.models import Count, OuterRef, Q, Subquery
 from django.db.models.functions import Lower
 from django.http import QueryDict
 from django_filters.rest_framework import DjangoFilterBackend
@@ -28,11 +28,14 @@ from .models import (
     Feature,
     Link,
     LinkKind,
+    LinkStatus,
     Release,
     Stability,
     Track,
 )
 from .params import ASCII_WHOLE_NUMBER, joined
+from .stats import stuck_track_ids
+from .text import fold
 
 NO_STABILITY = "none"
 ISO_DATE_RE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
@@ -134,7 +137,7 @@ class TrackField(StrictField):
 
     def to_python(self, value):
         value = super().to_python(value)
-        if value and not Track.objects.filter(slug=value).exists():
+        if value and not Track.objects.published().filter(slug=value).exists():
             raise forms.ValidationError(
                 f"Unknown track '{value}' (see /api/tracks/).", code="invalid_choice"
             )
@@ -257,42 +260,58 @@ class StrictBooleanFilter(django_filters.Filter):
     field_class = StrictBooleanField
 
 
+def folded_words(text):
+    """
+    The words of a search as search compares them: each folded (releases.text.fold), so that
+    ``ｆｆｔ`` is ``fft``; a word that folds to nothing (a lone soft hyphen) is no word. Words
+    are still what U+0020 separates: a word whose folding holds a space (a no-break space
+    folds to one) is looked for as a phrase, so a search never has more than its 10 words.
+    """
+    return [folded for folded in (fold(word) for word in words(text)) if folded]
+
+
 @extend_schema_field(OpenApiTypes.STR)
 class SearchFilter(django_filters.Filter):
     """
-    Every word must appear in one of ``search_fields`` (case-insensitive, parts of words
-    too). On PostgreSQL, with ``ranked``, the best matches come first: full-text rank over
-    the fields (stemmed, so "profiling" finds "profiler"), then the usual order.
+    Every word must appear in one of ``search_fields`` (parts of words too). The query is
+    folded (releases.text.fold); with ``folded``, the fields hold folded text too (a column
+    ``prepare_save`` derives), compared exactly, so that case, compatibility forms, soft
+    hyphens and zero-width characters make no difference on any database; otherwise they
+    are compared case-insensitively, as the database does. On PostgreSQL, with ``ranked_by``,
+    the best matches come first: full-text rank over those fields (stemmed, so "profiling"
+    finds "profiler"), then the usual order.
     """
 
     field_class = SearchField
 
-    def __init__(self, *args, search_fields, ranked=False, **kwargs):
+    def __init__(self, *args, search_fields, folded=False, ranked_by=(), **kwargs):
         self.search_fields = search_fields
-        self.ranked = ranked
+        self.lookup = "contains" if folded else "icontains"
+        self.ranked_by = ranked_by
         super().__init__(*args, **kwargs)
 
     def filter(self, qs, value):
-        if not words(value):
+        terms = folded_words(value)
+        if not terms:
             return qs
         matches_every_word = Q(
             *(
                 Q(
-                    *(Q(**{f"{name}__icontains": word}) for name in self.search_fields),
+                    *(Q(**{f"{name}__{self.lookup}": term}) for name in self.search_fields),
                     _connector=Q.OR,
                 )
-                for word in words(value)
+                for term in terms
             )
         )
-        if self.ranked and connections[qs.db].vendor == "postgresql":
-            return self.ranked_filter(qs, value, matches_every_word)
+        if self.ranked_by and connections[qs.db].vendor == "postgresql":
+            return self.ranked_filter(qs, " ".join(terms), matches_every_word)
         qs = qs.filter(matches_every_word)
         # Matching across a to-many relation can repeat a row.
         return qs.distinct() if any("__" in name for name in self.search_fields) else qs
 
     def ranked_filter(self, qs, value, matches_every_word):
         # The first field (a title) weighs more than the rest.
-        first, *rest = self.search_fields
+        first, *rest = self.ranked_by
         vector = SearchVector(first, weight="A", config="english")
         if rest:
             vector += SearchVector(*rest, weight="B", config="english")
@@ -340,7 +359,7 @@ class VersionAwareOrderingFilter(django_filters.OrderingFilter):
 
 
 def area_slugs():
-    return Area.objects.order_by("slug").values_list("slug", flat=True)
+    return Area.objects.published().order_by("slug").values_list("slug", flat=True)
 
 
 class CatalogFilterSet(django_filters.FilterSet):
@@ -377,6 +396,9 @@ class CatalogFilterSet(django_filters.FilterSet):
         """{name: value} of the valid parameters given, and {name: [message]} of the rest."""
         if not hasattr(self, "_cleaned"):
             cleaned, errors = {}, {}
+            for name, filter_ in self.base_filters.items():
+                if filter_.extra.get("required") and name not in self.data:
+                    errors[name] = ["Required."]
             for name in self.given():
                 field = self.base_filters[name].field
                 try:
@@ -455,7 +477,7 @@ class ReleaseFilterSet(CatalogFilterSet):
     )
     search = SearchFilter(
         search_fields=["title", "version", "summary", "highlights"],
-        ranked=True,
+        ranked_by=["title", "version", "summary", "highlights"],
         help_text="Words that must all appear in the version, title, summary or highlights "
         "(on PostgreSQL, best matches first).",
     )
@@ -465,6 +487,11 @@ class ReleaseFilterSet(CatalogFilterSet):
         model = Release
         fields = []
 
+
+FOLDING_HELP = (
+    "Case, compatibility forms (full-width letters, ligatures), soft hyphens and zero-width "
+    "characters make no difference: ｆｆｔ finds fft."
+)
 
 # The facets /api/features/ counts on request: parameter name -> the field counted.
 FACET_FIELDS = {"stability": "stability", "area": "area__slug", "release": "release__version"}
@@ -504,10 +531,12 @@ class FeatureFilterSet(CatalogFilterSet):
     track = TrackFilter(field_name="track__slug", help_text="A track's slug (see /api/tracks/).")
     updated_since = updated_since_filter()
     search = SearchFilter(
-        search_fields=["title", "summary"],
-        ranked=True,
+        search_fields=["search_text"],
+        folded=True,
+        ranked_by=["title", "summary"],
         help_text="Words that must all appear in the title or summary (on PostgreSQL, best "
-        "matches first, and other forms of a word match too: profiling finds profiler).",
+        "matches first, and other forms of a word match too: profiling finds profiler). "
+        + FOLDING_HELP,
     )
     facets = ChoiceListFilter(
         method="filter_facets",
@@ -558,6 +587,12 @@ class LinkFilterSet(CatalogFilterSet):
         allowed=area_slugs,
         help_text="Area slug of the link's feature, or several comma-separated.",
     )
+    link_status = ChoiceListFilter(
+        field_name="status",
+        allowed=LinkStatus.values,
+        help_text="What check_links found: unchecked, ok, redirected, broken or unreachable, "
+        "or several comma-separated: link_status=broken,unreachable.",
+    )
     updated_since = updated_since_filter()
 
     class Meta:
@@ -587,8 +622,10 @@ class TrackFilterSet(CatalogFilterSet):
         help_text="Stages as of this version: only appearances up to it count.",
     )
     search = SearchFilter(
-        search_fields=["name", "description", "features__title"],
-        help_text="Words that must all appear in the name, description or a feature's title.",
+        search_fields=["search_text", "features__search_text"],
+        folded=True,
+        help_text="Words that must all appear in the name or description, or in the title or "
+        "summary of one of its features. " + FOLDING_HELP,
     )
     area = ChoiceListFilter(
         field_name="area__slug", allowed=area_slugs, help_text="Area slug, or several."
@@ -601,6 +638,11 @@ class TrackFilterSet(CatalogFilterSet):
     )
     promoted_in = VersionFilter(
         method="filter_promoted_in", help_text="Tracks whose stage rose in this release."
+    )
+    first_release = VersionListFilter(
+        method="filter_first_release",
+        help_text="Tracks that first appeared in this release, e.g. 2.0; several "
+        "comma-separated or repeated.",
     )
 
     class Meta:
@@ -617,6 +659,126 @@ class TrackFilterSet(CatalogFilterSet):
 
     def filter_promoted_in(self, queryset, name, value):
         return queryset if not value else queryset.promoted_in(value)
+
+    def filter_first_release(self, queryset, name, value):
+        # Compared as versions (2.0.0 is 2.0): the key of the track's oldest public appearance.
+        if not value:
+            return queryset
+        first = Feature.objects.published().filter(track=OuterRef("pk")).oldest_first()
+        keys = [versions.Version.parse(version).key for version in value]
+        first_key = Subquery(first.values("release_version_key")[:1])
+        queryset = queryset.alias(first_release_key=first_key)
+        return queryset.filter(**exact_or_in("first_release_key", keys))
+
+
+class PublishedVersionField(VersionField):
+    """A version, refused unless a published release has it (1.9 finds 1.9.0)."""
+
+    def to_python(self, value):
+        version = super().to_python(value)
+        if version and not Release.objects.published().of_version(version).exists():
+            raise forms.ValidationError(
+                f"No published release {version} (see /api/releases/).", code="invalid_choice"
+            )
+        return version
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class PublishedVersionFilter(VersionFilter):
+    field_class = PublishedVersionField
+
+
+class WholeNumberField(StrictField):
+    """A whole number in ASCII digits, from ``low`` to ``high``: refused outside, not clamped."""
+
+    def __init__(self, *, low, high, **kwargs):
+        self.low, self.high = low, high
+        super().__init__(**kwargs)
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        if not value:
+            return None
+        if not ASCII_WHOLE_NUMBER.match(value) or not self.low <= int(value) <= self.high:
+            raise forms.ValidationError(
+                f"Must be a whole number from {self.low} to {self.high}; got {value!r}.",
+                code="invalid",
+            )
+        return int(value)
+
+
+@extend_schema_field(OpenApiTypes.INT)
+class WholeNumberFilter(django_filters.Filter):
+    field_class = WholeNumberField
+
+
+class StateFilterSet(CatalogFilterSet):
+    """/api/state/: every track's stage as of a version, narrowed by area and stage."""
+
+    version = PublishedVersionFilter(
+        method="filter_version",
+        required=True,
+        help_text="The version: each track's stage as of it (its latest appearance at or "
+        "before it), e.g. 1.8. A published release's.",
+    )
+    area = ChoiceListFilter(
+        field_name="area__slug", allowed=area_slugs, help_text="Area slug, or several."
+    )
+    stability = ChoiceListFilter(
+        field_name="stage",
+        allowed=STABILITY_VALUES,
+        translate={NO_STABILITY: ""},
+        help_text="The stage as of `version`. " + STABILITY_HELP,
+    )
+
+    class Meta:
+        model = Track
+        fields = []
+
+    def filter_queryset(self, queryset):
+        # The stages depend on the version, and the stability filter reads them: first.
+        queryset = queryset.for_api(as_of=self.cleaned_data.get("version"))
+        return super().filter_queryset(queryset)
+
+    def filter_version(self, queryset, name, value):
+        return queryset  # applied in filter_queryset, before the other filters
+
+
+class ReleaseStatsFilterSet(CatalogFilterSet):
+    min_version = VersionFilter(
+        lookup="gte", help_text="Releases at or after this version (1.10 > 1.9)."
+    )
+    max_version = VersionFilter(lookup="lte", help_text="Releases at or before this version.")
+
+    class Meta:
+        model = Release
+        fields = []
+
+
+class GraduationFilterSet(CatalogFilterSet):
+    area = ChoiceListFilter(
+        field_name="area__slug", allowed=area_slugs, help_text="Area slug, or several."
+    )
+    stability = ChoiceListFilter(
+        field_name="stage",
+        allowed=STABILITY_VALUES,
+        translate={NO_STABILITY: ""},
+        help_text="The current stage. " + STABILITY_HELP,
+    )
+    stuck_for = WholeNumberFilter(
+        method="filter_stuck_for",
+        low=1,
+        high=100,
+        help_text="Only tracks at prototype or beta whose stage has held for this many "
+        "releases or more, up to the newest (1 to 100).",
+    )
+
+    class Meta:
+        model = Track
+        fields = []
+
+    def filter_stuck_for(self, queryset, name, value):
+        return queryset.filter(pk__in=stuck_track_ids(value))
 
 
 class CompareForm(forms.Form):
@@ -659,13 +821,13 @@ class ChangesForm(forms.Form):
         return int(raw)
 
     def clean_cursor(self):
-        from .history import BadCursor, Position
+        from .public_log import BadCursor, decode_cursor
 
         text = self.cleaned_data["cursor"]
         if not text:
             return None
         try:
-            return Position.decode(text)
+            return decode_cursor(text)
         except BadCursor as error:
             raise forms.ValidationError(str(error)) from None
 
@@ -681,7 +843,11 @@ class ChangesForm(forms.Form):
 
 def reject_bad_query(query_params, allowed, form_errors=None):
     """One 400 naming every unknown query parameter and every malformed value."""
-    message = f"Unknown query parameter. Allowed: {', '.join(sorted(allowed))}."
+    message = (
+        f"Unknown query parameter. Allowed: {', '.join(sorted(allowed))}."
+        if allowed
+        else "Unknown query parameter: this address takes none."
+    )
     errors = {name: [message] for name in sorted(set(query_params) - set(allowed))}
     if errors or form_errors:
         raise ValidationError({**(form_errors or {}), **errors})

@@ -142,8 +142,22 @@ class AreaQuerySet(CatalogQuerySet):
         )
         return self.annotate(feature_count=Count("features", filter=condition))
 
+    def published(self):
+        """
+        Areas the public may see: those editors have reviewed, and any a published feature
+        is filed in. An area an import made for a draft stays private until one of the two.
+        """
+        shown = model("Feature").objects.published().filter(area=OuterRef("pk"))
+        return self.filter(Q(needs_review=False) | Exists(shown))
+
     def for_api(self):
-        return self.with_feature_count().order_by(Lower("name"))
+        return self.published().with_feature_count().order_by(Lower("name"))
+
+
+class AreaAliasQuerySet(CatalogQuerySet):
+    def published(self):
+        """The aliases of the areas the public may see."""
+        return self.filter(area__in=model("Area").objects.published())
 
 
 class AreaManager(models.Manager.from_queryset(AreaQuerySet)):
@@ -151,12 +165,17 @@ class AreaManager(models.Manager.from_queryset(AreaQuerySet)):
         return self.get(slug=slug)
 
 
-class AreaAliasManager(models.Manager.from_queryset(CatalogQuerySet)):
+class AreaAliasManager(models.Manager.from_queryset(AreaAliasQuerySet)):
     def get_by_natural_key(self, name):
         return self.get(name=name)
 
 
 class TrackQuerySet(CatalogQuerySet):
+    def published(self):
+        """Tracks the public may see: those with a published appearance."""
+        appearances = model("Feature").objects.published().filter(track=OuterRef("pk"))
+        return self.filter(Exists(appearances))
+
     def with_stage(self, as_of=None):
         """
         Annotate each track's ``stage``, ``first_release`` and ``latest_release`` from its
@@ -331,6 +350,19 @@ class StageClaimQuerySet(CatalogQuerySet):
 
     def accepted(self):
         return self.filter(status="accepted")
+
+    def published(self):
+        """
+        Claims the public may see: accepted, in a published release, and about a feature
+        and a track the public may see (or none).
+        """
+        features = model("Feature").objects.published()
+        tracks = model("Track").objects.published()
+        return self.accepted().filter(
+            Q(feature__isnull=True) | Q(feature__in=features),
+            Q(track__isnull=True) | Q(track__in=tracks),
+            release__is_published=True,
+        )
 
 
 class StageClaimManager(models.Manager.from_queryset(StageClaimQuerySet)):

@@ -1,7 +1,7 @@
 """
 HTTP caching for the public API and the feeds.
 
-For every request under /api/ and /feeds/, in this order:
+For every request under /api/, /feeds/ and /badges/ (and the public pages), in this order:
 
 1. refuse any method but GET, HEAD and OPTIONS (405), and a path holding a control character
    (404: it names nothing);
@@ -24,6 +24,7 @@ headers, and carries the same ``Allow`` and ``Vary`` as a freshly rendered page.
 
 import functools
 import hashlib
+import time
 
 from django.conf import settings
 from django.core.cache import caches
@@ -35,9 +36,11 @@ from django.utils.http import http_date
 from . import params, revision
 from .throttle import Throttle, counters
 
-CACHED_PREFIXES = ("/api/", "/feeds/")
+# Answered as the API is (its errors as JSON): the API, the feeds and the status badges.
+CACHED_PREFIXES = ("/api/", "/feeds/", "/badges/")
 # The public pages: read-only, validated, throttled and cached like the API.
-PAGE_PREFIXES = ("/releases/", "/tracks/", "/matrix/", "/compare/", "/features/", "/sitemap.xml")
+PAGE_PREFIXES = ("/releases/", "/tracks/", "/matrix/", "/compare/", "/features/", "/graduation/",
+                 "/sitemap.xml")  # fmt: skip
 PUBLIC_METHODS = "GET, HEAD, OPTIONS"
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 # Set here on every answer, not taken from the page cache.
@@ -122,13 +125,20 @@ class CatalogCacheMiddleware:
         if request.method == "OPTIONS":
             return self.public(HttpResponse(status=200))
 
-        token, changed_at = revision.current()
+        current = revision.current()
+        token = current.token
         request.catalog_revision = token  # what lists key their cached counts by
         variant = accept_variant(request.META.get("HTTP_ACCEPT", ""))
         etag = f'"{token}-{variant}"'
-        last_modified = int(changed_at.timestamp())
+        # Whole seconds, as HTTP dates have them. Shown never later than this process's
+        # clock, so never later than the Date the server adds (a writer on another host
+        # may run ahead); judged by the revision's own time (compared_time).
+        changed = int(current.changed_at.timestamp())
+        last_modified = min(changed, int(time.time()))
         if CONDITIONAL_HEADERS.intersection(request.META):
-            not_modified = get_conditional_response(request, etag=etag, last_modified=last_modified)
+            not_modified = get_conditional_response(
+                request, etag=etag, last_modified=self.compared_time(request, current, changed)
+            )
             if not_modified is not None:
                 return self.public(self.with_validators(not_modified, etag, last_modified))
 
@@ -150,6 +160,19 @@ class CatalogCacheMiddleware:
                 caches["default"].set(key, (response.content, headers), self.page_seconds)
             response["X-Cache"] = "miss"
         return self.public(self.with_validators(response, etag, last_modified))
+
+    @staticmethod
+    def compared_time(request, current, changed):
+        """
+        The modification time conditional requests are judged by. Django prefers the ETag
+        when both validators come (RFC 9110, 13.2.2), and the ETag tells every revision apart.
+        A client that sends If-Modified-Since alone holds a whole second: when another revision
+        started in that same second, "not modified since" is not known, so the change counts
+        as one second later, and that client gets the page, never a wrong 304.
+        """
+        if "HTTP_IF_NONE_MATCH" in request.META or "HTTP_IF_MODIFIED_SINCE" not in request.META:
+            return changed
+        return changed + 1 if revision.shares_second(current) else changed
 
     def with_validators(self, response, etag, last_modified):
         response["ETag"] = etag

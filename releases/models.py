@@ -8,13 +8,14 @@ path (``changes.py``); operations on tracks live in ``tracks.py``.
 """
 
 from django.core.exceptions import ValidationError
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 from django.db.models import Case, Q, Value, When
 from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils import timezone
 
-from . import changes, versions
+from . import changes, text, versions
 from .managers import (
     AreaAliasManager,
     AreaManager,
@@ -61,6 +62,16 @@ def stability_rank_expression(field="stability"):
     )
 
 
+class LinkStatus(models.TextChoices):
+    """What the last checks of a link found (``check_links``, releases/linkcheck.py)."""
+
+    UNCHECKED = "unchecked", "Not checked yet"
+    OK = "ok", "OK"
+    REDIRECTED = "redirected", "Permanently redirected"
+    BROKEN = "broken", "Broken"
+    UNREACHABLE = "unreachable", "Unreachable"
+
+
 class LinkKind(models.TextChoices):
     DOCUMENTATION = "documentation", "Documentation"
     TUTORIAL = "tutorial", "Tutorial"
@@ -101,7 +112,7 @@ def history(*derived):
     ``updated_at`` stamp are left out: the history keeps what editors and posts decide.
     """
     return changes.CatalogHistory(
-        excluded_fields=["updated_at", *derived], bases=[changes.HistoricalKeys]
+        excluded_fields=["updated_at", "row_version", *derived], bases=[changes.HistoricalKeys]
     )
 
 
@@ -114,6 +125,11 @@ class Timestamped(models.Model):
     # Defaults rather than auto_now: changes.stamp() sets updated_at, on every write path.
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(default=timezone.now, editable=False, db_index=True)
+    # Optimistic concurrency: every write through ``changes`` adds one, and a save from a form
+    # read at an older version is refused (``changes.StaleEdit``).
+    row_version = models.PositiveIntegerField(
+        default=1, editable=False, help_text="How many times the row was written."
+    )
 
     class Meta:
         abstract = True
@@ -142,7 +158,7 @@ class Timestamped(models.Model):
             field.name
             for field in cls._meta.concrete_fields
             if not (field.primary_key or field.generated)
-            and field.name not in {"created_at", "updated_at", *cls.derived_fields}
+            and field.name not in {"created_at", "updated_at", "row_version", *cls.derived_fields}
         ]
 
     @classmethod
@@ -308,9 +324,16 @@ class Track(Timestamped):
         Area, on_delete=models.PROTECT, related_name="tracks", help_text="Where it belongs."
     )
     description = models.TextField(blank=True, help_text="What it is, in our own words.")
+    search_text = models.TextField(
+        blank=True,
+        default="",
+        editable=False,
+        help_text="Name and description as search compares them (releases.text.fold).",
+    )
 
     objects = TrackManager()
-    history = history()
+    derived_fields = ("search_text",)
+    history = history(*derived_fields)
 
     class Meta:
         ordering = [Lower("name")]
@@ -322,6 +345,9 @@ class Track(Timestamped):
 
     def get_absolute_url(self):
         return reverse("page-track", kwargs={"slug": self.slug})
+
+    def prepare_save(self):
+        self.search_text = text.fold_all(self.name, self.description)
 
     def natural_key(self):
         return (self.slug,)
@@ -390,8 +416,46 @@ class Feature(Timestamped):
         "re-import can tell an editor's change from the post's.",
     )
 
+    search_text = models.TextField(
+        blank=True,
+        default="",
+        editable=False,
+        help_text="Title and summary as search compares them (releases.text.fold).",
+    )
+    # Provenance: where the importer read the feature (refreshed by every import). Empty for a
+    # feature an editor added by hand.
+    source_post = models.CharField(
+        max_length=255,
+        blank=True,
+        default="",
+        editable=False,
+        help_text="The file name of the post the feature was read from.",
+    )
+    source_url = models.URLField(
+        max_length=500,
+        blank=True,
+        default="",
+        editable=False,
+        help_text="The published URL of that post.",
+    )
+    source_section = models.CharField(
+        max_length=200,
+        blank=True,
+        default="",
+        editable=False,
+        help_text="The heading of the post's section the feature is listed under; empty for a "
+        "feature outside any section.",
+    )
+    source_line = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="The line of the post (from 1) that names the feature: its heading or bold "
+        "line, or for a feature an accepted claim added, the claim's sentence.",
+    )
+
     objects = FeatureManager()
-    derived_fields = ("release_version_key",)
+    derived_fields = ("release_version_key", "search_text")
     history = history(*derived_fields, "stability_rank")
 
     class Meta:
@@ -445,6 +509,7 @@ class Feature(Timestamped):
 
     def prepare_save(self):
         self.release_version_key = self.release.version_key
+        self.search_text = text.fold_all(self.title, self.summary)
         if self.track_id is None:
             track = self._meta.get_field("track").get_cached_value(self, default=None)
             self.track = track if track is not None and track.pk else Track.objects.create_for(self)
@@ -472,9 +537,52 @@ class Link(Timestamped):
         help_text="Leave empty for a link the post promised but never filled in.",
     )
     position = models.PositiveSmallIntegerField(default=0, help_text="Order within the feature.")
+    source_line = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="The line of the feature's post (from 1) that gives the link; empty for a "
+        "link an editor added.",
+    )
+
+    # What check_links observed (releases/linkhealth.py writes them): not editors' data, so
+    # neither the history, the fixtures nor the public change log carry them.
+    status = models.CharField(
+        max_length=12,
+        choices=LinkStatus.choices,
+        default=LinkStatus.UNCHECKED,
+        editable=False,
+        help_text="Broken or unreachable only after two failed checks at least a day apart.",
+    )
+    http_status = models.PositiveSmallIntegerField(
+        null=True, blank=True, editable=False, help_text="The last check's HTTP status code."
+    )
+    final_url = models.URLField(
+        max_length=2000,
+        blank=True,
+        editable=False,
+        help_text="Where the last check's redirects ended; empty without redirects.",
+    )
+    checked_at = models.DateTimeField(
+        null=True, blank=True, editable=False, help_text="When the link was last checked."
+    )
+    consecutive_failures = models.PositiveSmallIntegerField(
+        default=0, editable=False, help_text="Failed checks in a row, since the last success."
+    )
+    first_failure_at = models.DateTimeField(
+        null=True, blank=True, editable=False, help_text="When the current run of failures began."
+    )
 
     objects = LinkManager()
-    history = history()
+    check_fields = (
+        "status",
+        "http_status",
+        "final_url",
+        "checked_at",
+        "consecutive_failures",
+        "first_failure_at",
+    )
+    history = history(*check_fields)
 
     class Meta:
         ordering = ["feature", "position"]
@@ -492,15 +600,34 @@ class Link(Timestamped):
             models.CheckConstraint(
                 condition=Q(position__lte=MAX_POSITION), name="link_position_in_range"
             ),
+            models.CheckConstraint(
+                condition=Q(status__in=LinkStatus.values), name="link_status_valid"
+            ),
         ]
         indexes = [
             models.Index(fields=["feature", "position"], name="link_feature_position_idx"),
             models.Index(fields=["kind"], name="link_kind_idx"),
             models.Index(fields=["feature"], condition=Q(url=""), name="link_missing_idx"),
+            models.Index(fields=["status"], name="link_status_idx"),
+            # check_links takes the least recently checked first (--stale-after, --limit).
+            models.Index(fields=["checked_at"], name="link_checked_at_idx"),
         ]
 
     def __str__(self):
         return f"{self.label}: {self.url or 'missing'}"
+
+    @classmethod
+    def carried_fields(cls):
+        """A copy of the catalog carries what editors and posts decide, not observations."""
+        return [name for name in super().carried_fields() if name not in cls.check_fields]
+
+    def prepare_save(self):
+        # A new URL is a link nobody has checked: what was observed of the old one goes.
+        loaded = getattr(self, "_loaded_values", None)
+        if loaded is not None and loaded.get("url", self.url) != self.url:
+            for name in self.check_fields:
+                field = self._meta.get_field(name)
+                setattr(self, name, field.get_default())
 
     def natural_key(self):
         return (*self.feature.natural_key(), self.label, self.url)
@@ -528,6 +655,23 @@ class StageClaim(Timestamped):
         max_length=100, help_text='The words that state it, e.g. "graduates to beta".'
     )
     line = models.PositiveIntegerField(help_text="Where the sentence is in the post, from 1.")
+    source_post = models.CharField(
+        max_length=255,
+        blank=True,
+        default="",
+        editable=False,
+        help_text="The file name of the post the sentence is in.",
+    )
+    source_url = models.URLField(
+        max_length=500, blank=True, default="", editable=False, help_text="That post's URL."
+    )
+    source_section = models.CharField(
+        max_length=200,
+        blank=True,
+        default="",
+        editable=False,
+        help_text="The heading of the post's section the sentence is in.",
+    )
     feature = models.ForeignKey(
         Feature,
         on_delete=models.SET_NULL,
@@ -583,3 +727,55 @@ class StageClaim(Timestamped):
         return (*self.release.natural_key(), self.line, self.subject)
 
     natural_key.dependencies = ["releases.release", "releases.feature", "releases.track"]
+
+
+class PublicObject(models.Model):
+    """
+    The last public state of a catalog object that the public change log announced: its natural
+    key and payload. ``public_log`` compares the catalog with it after every write.
+    """
+
+    type = models.CharField(max_length=10, help_text="The change log's name of its model.")
+    object_id = models.BigIntegerField(help_text="The object's primary key.")
+    key = models.JSONField(encoder=DjangoJSONEncoder)
+    payload = models.JSONField(encoder=DjangoJSONEncoder)
+
+    class Meta:
+        ordering = ["type", "object_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["type", "object_id"], name="publicobject_unique")
+        ]
+
+    def __str__(self):
+        return f"{self.type} {self.key}"
+
+
+class PublicChange(models.Model):
+    """One entry of the public change log, ``/api/changes/``: numbered in commit order."""
+
+    class Action(models.TextChoices):
+        CREATED = "created"
+        UPDATED = "updated"
+        DELETED = "deleted"
+
+    id = models.BigAutoField(primary_key=True)
+    time = models.DateTimeField(db_index=True)
+    type = models.CharField(max_length=10)
+    object_id = models.BigIntegerField()
+    action = models.CharField(max_length=10, choices=Action.choices)
+    key = models.JSONField(encoder=DjangoJSONEncoder)
+    previous_key = models.JSONField(encoder=DjangoJSONEncoder, null=True)
+    payload = models.JSONField(encoder=DjangoJSONEncoder, null=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self):
+        return f"{self.action} {self.type} {self.key}"
+
+
+class PublicLogHead(models.Model):
+    """One row that writers of the public change log hold while they write: one at a time."""
+
+    def __str__(self):
+        return "public change log"

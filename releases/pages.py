@@ -4,22 +4,53 @@ Pages for people: the catalog as server-rendered HTML (no script needed to read 
 Each page reads through the same QuerySets as the API, in a bounded number of queries, links
 the API URL that gives the same data and its feed, and never shows a draft. Unknown versions
 and slugs are 404 pages in the same design.
+
+A page's query is checked by the API's own code, so a page takes the parameters of the API
+URL it links to (but ``format``: a page is HTML), and refuses what the API refuses with a 400
+page naming each parameter: a list page goes through its viewset's queryset, filter backend
+and paginator (``api_list``), the compare page through the API's form, and a page that takes
+no parameter refuses every one. The empty fields a page's form sends mean "any".
 """
 
+import functools
 from urllib.parse import urlencode
 
-from django.core.paginator import Paginator
-from django.http import Http404, QueryDict
+from django.db.models import Count, Prefetch
+from django.db.models.functions import Lower
+from django.http import Http404
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.safestring import mark_safe
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.request import Request
 
-from . import timeline, versions
-from .filters import FACET_FIELDS, NO_STABILITY, CompareForm, FeatureFilterSet, feature_facets
-from .models import Area, Feature, Release, Stability, StageSource, Track
-from .params import without_empty
+from . import badges, charts, provenance, stats, timeline, versions
+from .filters import (
+    FACET_FIELDS,
+    NO_STABILITY,
+    CompareForm,
+    GraduationFilterSet,
+    StrictFilterBackend,
+    feature_facets,
+    reject_bad_query,
+)
+from .models import STABILITY_RANKS, Area, Feature, Release, Stability, StageSource, Track
+from .params import joined, without_empty
 from .tracks import compare
+from .views import FeatureViewSet, ReleaseViewSet, StateViewSet, TrackViewSet
 
 STAGES = Stability.choices
+# The matrix shows every track on one page (its queries do not grow with the page); a catalog
+# larger than this still pages, and ``page_size`` chooses a smaller page as on the API.
+MATRIX_PAGE_SIZE = 1000
+# How a stage reads in a matrix cell: the letter shown, then the rest of the word, which only
+# screen readers read ("B" + "eta" is read "Beta").
+CELL_WORDS = {
+    Stability.STABLE: ("S", "table"),
+    Stability.BETA: ("B", "eta"),
+    Stability.PROTOTYPE: ("P", "rototype"),
+    "none": ("N", "o stage"),
+}
 
 
 def api_url(name, query=None, **kwargs):
@@ -27,47 +58,147 @@ def api_url(name, query=None, **kwargs):
     return f"{url}?{urlencode(query, doseq=True)}" if query else url
 
 
+def checks_query(view):
+    """
+    The page ``view``, with its query as its form meant it (empty fields left out) and checked
+    as the API checks one: what the API's checks refuse (a ValidationError naming each
+    parameter) is the 400 page naming it.
+    """
+
+    @functools.wraps(view)
+    def page(request, *args, **kwargs):
+        request.GET = without_empty(request.GET)
+        try:
+            return view(request, *args, **kwargs)
+        except ValidationError as error:
+            return render(request, "400.html", {"problems": error.detail}, status=400)
+
+    return page
+
+
+class PageFilterBackend(StrictFilterBackend):
+    """The API's filter backend, for pages: the same parameters but ``format``."""
+
+    ALWAYS_ALLOWED = frozenset()
+
+
+def api_list(request, viewset, prepare=None, page_size=None):
+    """
+    The page of the API list that ``viewset`` serves which this page's query asks for, read
+    through the API's own code: the viewset's queryset (what is public), its filter backend
+    (the FilterSet; a 400 for a malformed value or a parameter the list does not know) and its
+    paginator (``page`` and ``page_size`` checked, ``page=last``, a page past the last a 404,
+    the count cached per revision). ``prepare`` shapes the filtered queryset for the page;
+    ``page_size`` is the page's own default size (``page_size`` in the query still wins).
+    """
+    api_request = Request(request)
+    view = viewset(action="list", request=api_request, format_kwarg=None, args=(), kwargs={})
+    if page_size is not None:
+        view.paginator.page_size = page_size
+    queryset = PageFilterBackend().filter_queryset(api_request, view.get_queryset(), view)
+    try:
+        view.paginate_queryset(prepare(queryset) if prepare else queryset)
+    except NotFound as error:
+        raise Http404(str(error.detail)) from None
+    return view.paginator.page
+
+
+def takes_no_query(request):
+    """A 400 naming every parameter of a page that takes none, as the API's details do."""
+    reject_bad_query(request.GET, set())
+
+
+def other_pages(request):
+    """The page's query without ``page``: what the links to the other pages add theirs to."""
+    query = request.GET.copy()
+    query.pop("page", None)
+    return query
+
+
+STAGE_COLUMNS = [*STAGES, (NO_STABILITY, "No stage")]
+# The state page shows every track as of a version on one page (a few hundred at most).
+STATE_PAGE_SIZE = 500
+
+
+def stage_tally(release):
+    """(value, label, count) for each stage of ``release`` (stats.with_stage_counts)."""
+    return [(value, label, getattr(release, f"{value}_count")) for value, label in STAGE_COLUMNS]
+
+
+def release_chart(releases):
+    """Each release's features by stage as columns, oldest on the left, stable at the bottom."""
+    items = [
+        (release.version, {value: getattr(release, f"{value}_count") for value, _ in STAGE_COLUMNS})
+        for release in releases
+    ]
+    words = dict(STAGE_COLUMNS)
+
+    def describe(version, counts):
+        shown = ", ".join(f"{counts[value]} {words[value].lower()}" for value in counts)
+        return f"{version}: {shown}"
+
+    return charts.columns(items, [value for value, _ in STAGE_COLUMNS], describe)
+
+
+@checks_query
 def home(request):
-    """The latest release, what changed stage in it, counts, and a search box."""
-    releases = list(Release.objects.for_api())
-    latest = releases[0] if releases else None
-    promoted, counts = [], []
+    """The latest release, what changed stage in it, each release's counts: a chart, a table."""
+    takes_no_query(request)
+    releases = list(stats.release_stats())  # oldest first, as the chart reads
+    tallies = [(release, stage_tally(release)) for release in reversed(releases)]
+    latest = releases[-1] if releases else None
+    promoted = []
     if latest is not None:
         promoted = list(Track.objects.for_api().promoted_in(latest.version))
-        # The API's stability facet of the release: one grouped query.
-        by_stage = feature_facets(QueryDict(f"release={latest.version}"), ["stability"])
-        counts = [(value, label, by_stage["stability"][value]) for value, label in STAGES]
     return render(
         request,
         "pages/home.html",
         {
             "latest": latest,
-            "releases": releases[:6],
+            "latest_tally": tallies[0][1] if tallies else [],
+            "tallies": tallies,
+            "chart": release_chart(releases),
+            "stage_columns": STAGE_COLUMNS,
             "promoted": promoted,
-            "counts": counts,
             "api_url": api_url("release-list"),
+            "stats_url": api_url("stats-release-list"),
         },
     )
 
 
+@checks_query
 def release_list(request):
+    """/api/releases/ as a table: its filters, its pages."""
     return render(
         request,
         "pages/release_list.html",
-        {"releases": Release.objects.for_api(), "api_url": api_url("release-list")},
+        {
+            "releases": api_list(request, ReleaseViewSet),
+            "query": other_pages(request).urlencode(),
+            "api_url": api_url("release-list", request.GET),
+        },
     )
 
 
+@checks_query
 def release_detail(request, version):
+    takes_no_query(request)
     try:
         key = versions.Version.parse(version).key
     except versions.InvalidVersion:
         raise Http404(f"No release {version}.") from None
-    release = Release.objects.for_api_detail().filter(version_key=key).first()
+    features = Feature.objects.public().for_release_page().with_previous_stability()
+    release = (
+        Release.objects.for_api()
+        .prefetch_related(Prefetch("features", queryset=features))
+        .filter(version_key=key)
+        .first()
+    )
     if release is None:
         raise Http404(f"No release {version}.")
     groups = {}
-    for feature in release.features.all():
+    # Who corrected what the post says, and when: one history query for the page.
+    for feature in provenance.mark_edits(release.features.all()):
         groups.setdefault(feature.area, []).append(feature)
     return render(
         request,
@@ -75,20 +206,118 @@ def release_detail(request, version):
         {
             "release": release,
             "groups": sorted(groups.items(), key=lambda item: item[0].name.lower()),
+            "news": whats_new(release.features.all()),
             "api_url": api_url("release-detail", version=release.version),
             "claim": StageSource.CLAIM,
         },
     )
 
 
-def track_list(request):
-    tracks = list(Track.objects.for_api())
+NEWS = [
+    ("new", "New", "first seen in this release"),
+    ("promoted", "Promoted", "more stable than at their last appearance"),
+    ("demoted", "Demoted", "less stable than at their last appearance"),
+    ("again", "Mentioned again", "seen before, at the same stage or with no stage to compare"),
+]
+
+
+def news_kind(feature):
+    """How ``feature`` (annotated by with_previous_stability) stands to its track's past."""
+    if feature.previous_stability is None:
+        return "new"
+    before, after = feature.previous_stability_rank, STABILITY_RANKS.get(feature.stability)
+    if before is None or after is None or before == after:
+        return "again"
+    return "promoted" if after > before else "demoted"
+
+
+def whats_new(features):
+    """(kind, heading, meaning, features) for each kind of NEWS, in post order."""
+    kinds = {kind: [] for kind, *_ in NEWS}
+    for feature in features:
+        kinds[news_kind(feature)].append(feature)
+    return [(kind, heading, meaning, kinds[kind]) for kind, heading, meaning in NEWS]
+
+
+@checks_query
+def state(request, version):
+    """
+    /api/state/?version= as a page: every track's stage as of a published release, with the
+    release that set it, narrowed by area and stage; a picker of every published release.
+    """
+    try:
+        key = versions.Version.parse(version).key
+    except versions.InvalidVersion:
+        raise Http404(f"No release {version}.") from None
+    releases = list(Release.objects.published().oldest_first())
+    release = next((r for r in releases if r.version_key == key), None)
+    if release is None:
+        raise Http404(f"No release {version}.")
+    if "version" in request.GET:
+        raise ValidationError({"version": ["The version is in the path: leave it out."]})
+    query = other_pages(request)
+    request.GET = request.GET.copy()
+    request.GET["version"] = release.version
+    page = api_list(
+        request,
+        StateViewSet,
+        lambda qs: qs.order_by(Lower("area__name"), Lower("name"), "pk"),
+        page_size=STATE_PAGE_SIZE,
+    )
+    groups = []
+    for standing in stats.standings(page, positions={}):
+        if not groups or groups[-1][0] != standing.track.area:
+            groups.append((standing.track.area, []))
+        groups[-1][1].append(standing)
+    counts = dict(
+        Track.objects.with_stage(release.version)
+        .order_by()
+        .values_list("stage")
+        .annotate(total=Count("pk"))
+    )
     return render(
-        request, "pages/track_list.html", {"tracks": tracks, "api_url": api_url("track-list")}
+        request,
+        "pages/state.html",
+        {
+            "release": release,
+            "releases": releases,
+            "page": page,
+            "groups": groups,
+            "counts": [
+                (value, label, counts.get("" if value == NO_STABILITY else value, 0))
+                for value, label in STAGE_COLUMNS
+            ],
+            "areas": Area.objects.published().order_by(Lower("name")),
+            "area": request.GET.get("area", ""),
+            "stability": request.GET.get("stability", ""),
+            "stages": STAGE_COLUMNS,
+            "query": query.urlencode(),
+            "api_url": api_url("state-list", {**query.dict(), "version": release.version}),
+        },
     )
 
 
+@checks_query
+def track_list(request):
+    """/api/tracks/ as a table: its filters, its pages."""
+    return render(
+        request,
+        "pages/track_list.html",
+        {
+            "tracks": api_list(request, TrackViewSet),
+            "query": other_pages(request).urlencode(),
+            "api_url": api_url("track-list", request.GET),
+        },
+    )
+
+
+def track_url(track):
+    return reverse("page-track", kwargs={"slug": track.slug})
+
+
+@checks_query
 def track_detail(request, slug):
+    takes_no_query(request)
     track = Track.objects.for_api().filter(slug=slug).first()
     if track is None:
         raise Http404(f"No track {slug}.")
@@ -100,11 +329,22 @@ def track_detail(request, slug):
             for a in track.appearances
         ],
     )
+    badge_url = request.build_absolute_uri(reverse("badge-track-svg", kwargs={"slug": track.slug}))
+    endpoint_url = request.build_absolute_uri(
+        reverse("badge-track-json", kwargs={"slug": track.slug})
+    )
+    start = stats.run_start(track.appearances)
+    provenance.mark_edits(track.appearances)  # one history query, if any was corrected
     return render(
         request,
         "pages/track_detail.html",
         {
             "track": track,
+            "since": start.release.version,
+            "badge": badges.track_badge(track.name, track.stage, start.release.version),
+            "badge_url": badge_url,
+            "page_url": request.build_absolute_uri(track_url(track)),
+            "shields_url": "https://img.shields.io/endpoint?" + urlencode({"url": endpoint_url}),
             "timeline": drawing,
             "api_url": api_url("track-detail", slug=track.slug),
             "feed_url": reverse("feed-track", kwargs={"slug": track.slug}),
@@ -113,93 +353,133 @@ def track_detail(request, slug):
     )
 
 
+HIDDEN = '<span class="visually-hidden">{}</span>'
+CHANGES = {
+    "": "",
+    "up": '<span aria-hidden="true">▲</span>' + HIDDEN.format(", promoted"),
+    "down": '<span aria-hidden="true">▼</span>' + HIDDEN.format(", demoted"),
+}
+
+
+@functools.cache
+def matrix_cell(stage, appeared, change=""):
+    """
+    A cell of the matrix, as HTML made of fixed words only (so it is built once): the stage
+    at an appearance (solid, its letter shown, with ▲ or ▼ where it rose or fell), the stage
+    the track kept since (pale, the word for screen readers only), or nothing yet.
+    """
+    if stage is None:
+        return "<td></td>"
+    letter, rest = CELL_WORDS[stage]
+    if not appeared:
+        return f'<td class="kept stage-{stage}">{HIDDEN.format(letter + rest)}</td>'
+    return f'<td class="on stage-{stage}">{letter}{HIDDEN.format(rest)}{CHANGES[change]}</td>'
+
+
+def matrix_cells(track, releases):
+    """
+    A row of the matrix, one cell per release, as HTML (the matrix has thousands of cells:
+    a template would spend most of the page's time on them). A release without an appearance
+    keeps the stage of the one before; a change is "up" or "down" where the stage rose or fell.
+    """
+    by_version = {a.release.version: a for a in track.appearances}
+    cells, current, rank = [], None, None
+    for release in releases:
+        appearance = by_version.get(release.version)
+        if appearance is None:
+            cells.append(matrix_cell(current, False))
+            continue
+        current = appearance.stability or NO_STABILITY
+        new_rank = STABILITY_RANKS.get(appearance.stability)
+        change = ""
+        if rank is not None and new_rank is not None and new_rank != rank:
+            change = "up" if new_rank > rank else "down"
+        rank = new_rank if new_rank is not None else rank
+        cells.append(matrix_cell(current, True, change))
+    return mark_safe("".join(cells))  # fixed words only: see matrix_cell
+
+
+@checks_query
 def matrix(request):
-    """Tracks × releases, each cell the stage at that release; filter by area and stage."""
-    areas = list(Area.objects.order_by("name"))
-    area = request.GET.get("area") or ""
-    stage = request.GET.get("stage") or ""
-    errors = []
-    if area and area not in {a.slug for a in areas}:
-        errors.append(f"Unknown area '{area}'.")
-    if stage and stage not in Stability.values:
-        errors.append(f"Unknown stage '{stage}': stable, beta or prototype.")
+    """
+    Tracks × releases, each cell the stage at that release, grouped by area: /api/tracks/
+    drawn as a table, with its filters (area, stability, first_release, as_of, promoted_in,
+    search). Every track is on one page, up to MATRIX_PAGE_SIZE.
+    """
+    tracks = api_list(
+        request,
+        TrackViewSet,
+        lambda qs: qs.order_by(Lower("area__name"), Lower("name"), "pk"),
+        page_size=MATRIX_PAGE_SIZE,
+    )
     releases = list(Release.objects.published().oldest_first())
-    tracks = Track.objects.for_api()
-    if area and not errors:
-        tracks = tracks.filter(area__slug=area)
-    if stage and not errors:
-        tracks = tracks.filter(stage=stage)
-    rows = []
-    for track in [] if errors else tracks:
-        by_version = {a.release.version: a for a in track.appearances}
-        cells, current = [], None
-        for release in releases:
-            appearance = by_version.get(release.version)
-            if appearance is not None:
-                current = appearance.stability or "none"
-                cells.append((release, current, True, appearance))
-            else:
-                cells.append((release, current, False, None))
-        rows.append((track, cells))
-    status = 400 if errors else 200
+    groups = []
+    for track in tracks:
+        if not groups or groups[-1][0] != track.area:
+            groups.append((track.area, []))
+        groups[-1][1].append((track, matrix_cells(track, releases)))
     return render(
         request,
         "pages/matrix.html",
         {
             "releases": releases,
-            "rows": rows,
-            "areas": areas,
-            "area": area,
-            "stage": stage,
-            "stages": STAGES,
-            "errors": errors,
-            "api_url": api_url("track-list", {"area": area} if area else None),
+            "page": tracks,
+            "groups": groups,
+            "areas": Area.objects.published().order_by(Lower("name")),
+            "area": request.GET.get("area", ""),
+            "stability": request.GET.get("stability", ""),
+            "first_release": request.GET.get("first_release", ""),
+            "stages": STAGE_COLUMNS,
+            "words": [
+                (value, letter, letter + rest) for value, (letter, rest) in CELL_WORDS.items()
+            ],
+            "query": other_pages(request).urlencode(),
+            "api_url": api_url("track-list", request.GET),
         },
-        status=status,
     )
 
 
+@checks_query
 def compare_page(request):
+    """/api/compare/ as a page: with no query, the form; with one, the API's checks first."""
     releases = list(Release.objects.published().oldest_first())
-    form = CompareForm(request.GET or None)
     result = None
-    if request.GET and form.is_valid():
+    if request.GET:
+        form = CompareForm(request.GET)
+        reject_bad_query(request.GET, {"from", "to"}, None if form.is_valid() else form.errors)
         known = {release.version for release in releases}
         start, end = form.cleaned_data["from"], form.cleaned_data["to"]
         missing = [v for v in (start, end) if versions.normalize(v) not in known]
         if missing:
             raise Http404(f"No release {', '.join(missing)}.")
         result = compare(start, end)
+        # What is new, by the release that brought it (the API lists it by name).
+        by_release = {}
+        for item in sorted(
+            result["added"], key=lambda item: item["appearance"].release_version_key
+        ):
+            by_release.setdefault(item["appearance"].release, []).append(item)
+        result["added_by_release"] = list(by_release.items())
     return render(
         request,
         "pages/compare.html",
         {
-            "form": form,
             "releases": releases,
             "result": result,
             "start": request.GET.get("from", ""),
             "end": request.GET.get("to", ""),
             "api_url": api_url("compare", request.GET if result else None),
         },
-        status=400 if request.GET and not form.is_valid() else 200,
     )
 
 
+@checks_query
 def feature_list(request):
-    """The API's filters as a form, with how many features each choice would give."""
-    query = without_empty(request.GET)
-    filterset = FeatureFilterSet(query, queryset=Feature.objects.for_api())
-    if not filterset.is_valid():
-        return render(
-            request,
-            "pages/features.html",
-            {"errors": filterset.errors, "api_url": api_url("feature-list")},
-            status=400,
-        )
-    features = filterset.qs.select_related("release", "area")
-    page = Paginator(features, 50).get_page(query.get("page"))
-    facets = feature_facets(query, list(FACET_FIELDS))
-    chosen = {name: set(",".join(query.getlist(name)).split(",")) for name in FACET_FIELDS}
+    """/api/features/ as a form, with how many features each choice would give."""
+    page = api_list(request, FeatureViewSet, lambda qs: qs.select_related("release", "area"))
+    # As the API's FilterSet reads a query: a choice's repeats joined (the form's checkboxes).
+    facets = feature_facets(joined(request.GET), list(FACET_FIELDS))
+    chosen = {name: set(",".join(request.GET.getlist(name)).split(",")) for name in FACET_FIELDS}
     labels = dict(STAGES) | {NO_STABILITY: "No stage"}
     area_names = dict(Area.objects.values_list("slug", "name"))
     choices = {
@@ -212,8 +492,7 @@ def feature_list(request):
         ],
         "release": [(v, v, n, v in chosen["release"]) for v, n in facets["release"].items()],
     }
-    query = query.copy()
-    query.pop("page", None)
+    query = other_pages(request)
     return render(
         request,
         "pages/features.html",
@@ -224,5 +503,54 @@ def feature_list(request):
             "query": query.urlencode(),
             "api_url": api_url("feature-list", query),
             "claim": StageSource.CLAIM,
+        },
+    )
+
+
+@checks_query
+def graduation(request):
+    """
+    How long tracks take to become stable, and which have kept the same pre-stable stage for
+    ``stuck_for`` releases or more (checked as /api/stats/graduation/ checks it; default
+    stats.DEFAULT_STUCK_FOR): two charts, each with its numbers as a table. Three queries.
+    """
+    filterset = GraduationFilterSet(request.GET)
+    reject_bad_query(request.GET, {"stuck_for"}, filterset.errors or None)
+    stuck_for = filterset.cleaned_data.get("stuck_for") or stats.DEFAULT_STUCK_FOR
+    positions = stats.release_positions()
+    standings = stats.standings(Track.objects.for_api(), positions)
+    graduated = sorted(
+        (s for s in standings if s.stable is not None),
+        key=lambda s: (-s.releases_to_stable, s.track.name.lower()),
+    )
+    taken = {}
+    for standing in graduated:
+        taken[standing.releases_to_stable] = taken.get(standing.releases_to_stable, 0) + 1
+    histogram = [(str(n), {"stable": taken.get(n, 0)}) for n in range(max(taken, default=0) + 1)]
+    stuck = sorted(
+        (s for s in standings if s.is_pre_stable and s.releases_at_stage >= stuck_for),
+        key=lambda s: (-s.releases_at_stage, s.track.name.lower()),
+    )
+    rows = [(s.track.name, s.releases_at_stage, s.stage, track_url(s.track)) for s in stuck]
+    return render(
+        request,
+        "pages/graduation.html",
+        {
+            "graduated": graduated,
+            "histogram": charts.columns(
+                histogram,
+                ["stable"],
+                lambda label, values: f"{values['stable']} tracks stable after {label} releases",
+                height=160,
+            ),
+            "buckets": [(label, values["stable"]) for label, values in histogram],
+            "never": sum(1 for s in standings if s.stable is None),
+            "stuck": stuck,
+            "stuck_chart": charts.rows(rows) if rows else None,
+            "stuck_for": stuck_for,
+            "default_stuck_for": stats.DEFAULT_STUCK_FOR,
+            "newest": next(reversed(positions), None),
+            "api_url": api_url("stats-graduation-list"),
+            "stuck_url": api_url("stats-graduation-list", {"stuck_for": stuck_for}),
         },
     )

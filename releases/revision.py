@@ -7,21 +7,34 @@ the cache. The token lives in the "shared" cache (Redis when REDIS_URL is set, e
 cache that all processes on one machine share), so checking it costs no SQL query.
 
 The token is random rather than a counter: if the shared cache ever loses it, a new token is
-drawn, which can only invalidate too much, never serve a stale page. Each revision also claims
-a second of its own for Last-Modified, later than the last revision's, so that a client
-revalidating with If-Modified-Since never mistakes a new revision for the one it holds.
+drawn, which can only invalidate too much, never serve a stale page.
+
+A revision also records when it started: the real time of the last change, which is what
+Last-Modified says (so never later than the response's Date). HTTP dates count whole seconds,
+and several revisions may start within one: the token tells them apart in the ETag, and the
+revisions of each second are counted (``shares_second``), so that a client revalidating with
+If-Modified-Since alone, holding another revision of the same second, is not told that
+nothing changed (releases.middleware).
 """
 
-import datetime as dt
 import hashlib
 import uuid
+from typing import NamedTuple
 
 from django.core.cache import caches
 from django.db import transaction
 from django.utils import timezone
 
-REVISION_KEY = "catalog-revision"
-SECOND_KEY = "catalog-revision-second:{}"
+# Versioned: a value of the earlier form, (token, claimed second), is not read as a Revision.
+REVISION_KEY = "catalog-revision:2"
+SECOND_KEY = "catalog-revision-second:{}"  # how many revisions started in that second
+SECOND_SECONDS = 24 * 3600  # how long a second's count is kept
+
+
+class Revision(NamedTuple):
+    token: str
+    changed_at: object  # an aware datetime: when the revision started
+    shares_second: bool  # another revision started earlier within the same whole second
 
 
 def _shared():
@@ -29,10 +42,11 @@ def _shared():
 
 
 def current():
-    """(token, changed_at) of the catalog as committed now."""
+    """The catalog's Revision as committed now."""
     value = _shared().get(REVISION_KEY)
     if value is None:
-        drawn = (uuid.uuid4().hex, _claim_second(None))
+        # Lost (or never drawn): a new token, as if the catalog had just changed.
+        drawn = _new()
         if _shared().add(REVISION_KEY, drawn, timeout=None):
             return drawn
         # Another process drew one first. A read of the disk cache that finds its database
@@ -46,24 +60,36 @@ def current():
     return value
 
 
-def _claim_second(previous):
+def _new():
     """
-    A whole second, no earlier than now and later than ``previous``, that no other revision
-    has: ``add`` claims it (atomically on Redis), so two processes never share one.
+    A revision starting now, counted among the revisions of its whole second (atomically, on
+    Redis and in the disk cache): the second one and later know at once that they share it.
     """
-    second = timezone.now().replace(microsecond=0)
-    if previous is not None and second <= previous:
-        second = previous + dt.timedelta(seconds=1)
-    while not _shared().add(SECOND_KEY.format(int(second.timestamp())), 1, timeout=86400):
-        second += dt.timedelta(seconds=1)
-    return second
+    now = timezone.now()
+    key = SECOND_KEY.format(int(now.timestamp()))
+    _shared().add(key, 0, timeout=SECOND_SECONDS)
+    try:
+        count = _shared().incr(key)
+    except ValueError:  # expired between the two: counted as shared, which is always safe
+        count = None
+    return Revision(uuid.uuid4().hex, now, shares_second=count is None or count > 1)
+
+
+def shares_second(revision):
+    """
+    Whether another revision started within ``revision``'s whole second, as known now: the
+    first of a second learns of a later one here, whichever of them was stored last. Unknown
+    (an expired count, a busy disk cache) counts as shared: the safe answer.
+    """
+    if revision.shares_second:
+        return True
+    count = _shared().get(SECOND_KEY.format(int(revision.changed_at.timestamp())))
+    return count is None or count > 1
 
 
 def bump():
     """Start a new revision now."""
-    value = _shared().get(REVISION_KEY)
-    previous = value[1] if value else None
-    _shared().set(REVISION_KEY, (uuid.uuid4().hex, _claim_second(previous)), timeout=None)
+    _shared().set(REVISION_KEY, _new(), timeout=None)
 
 
 def catalog_changed(using="default"):

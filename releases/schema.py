@@ -8,7 +8,7 @@ bounds, and that none may be empty — and every response an operation can give:
 """
 
 from .filters import DATETIME_RE, FACET_FIELDS, ISO_DATE_RE, SearchField
-from .models import Area, LinkKind, Stability, Track
+from .models import Area, LinkKind, LinkStatus, Stability, Track
 from .pagination import MAX_PAGE, StrictPageNumberPagination
 
 VERSION = r"v?[0-9]{1,3}\.[0-9]{1,3}(\.[0-9]{1,3})?((a|b|rc)[0-9]{1,3})?"
@@ -71,6 +71,11 @@ def parameter_schemas():
         ),
         "area": several(comma_list(areas), "Area slugs (see /api/areas/), one or several."),
         "kind": several(comma_list(LinkKind.values), "Link kinds, one or several."),
+        "link_status": several(
+            comma_list(LinkStatus.values),
+            "What check_links last found: unchecked, ok, redirected (permanently), broken or "
+            "unreachable (each only after two failed checks a day apart); one or several.",
+        ),
         "facets": several(
             comma_list(list(FACET_FIELDS)),
             "stability, area and/or release: adds `facets` to the answer, the count of features "
@@ -101,6 +106,8 @@ def parameter_schemas():
         "min_version": {"schema": version},
         "max_version": {"schema": version},
         "as_of": {"schema": version},
+        "version": {"schema": version},
+        "stuck_for": {"schema": {"type": "integer", "minimum": 1, "maximum": 100}},
         "promoted_in": {"schema": version},
         "from": {"schema": version},
         "to": {"schema": version},

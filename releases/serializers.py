@@ -4,8 +4,9 @@ from collections import defaultdict
 
 from rest_framework import serializers
 
-from . import history
-from .models import Area, Feature, Link, Release, Stability, StageSource, Track
+from . import public_log
+from .models import Area, Feature, Link, LinkStatus, Release, Stability, StageSource, Track
+from .stats import Standing
 
 
 class BlankAsNullURLField(serializers.URLField):
@@ -41,13 +42,27 @@ class StageSourceField(serializers.ChoiceField):
         return value or None
 
 
+LINK_STATUS_HELP = (
+    "What check_links found: unchecked, ok, redirected (permanently: final_url is where the "
+    "link now leads), broken or unreachable (each only after two failed checks at least a "
+    "day apart)."
+)
+
+
 class LinkSerializer(serializers.ModelSerializer):
     url = BlankAsNullURLField(allow_null=True, help_text="null for a link still missing.")
     is_missing = serializers.BooleanField()
+    status = serializers.ChoiceField(choices=LinkStatus.choices, help_text=LINK_STATUS_HELP)
+    checked_at = serializers.DateTimeField(
+        allow_null=True, help_text="When the link was last checked; null if never."
+    )
+    final_url = BlankAsNullURLField(
+        allow_null=True, help_text="Where the last check's redirects ended; null without any."
+    )
 
     class Meta:
         model = Link
-        fields = ["kind", "label", "url", "is_missing"]
+        fields = ["kind", "label", "url", "is_missing", "status", "checked_at", "final_url"]
 
 
 class LinkListSerializer(LinkSerializer):
@@ -56,7 +71,53 @@ class LinkListSerializer(LinkSerializer):
 
     class Meta:
         model = Link
-        fields = ["release", "feature", "kind", "label", "url", "is_missing", "position"]
+        fields = [
+            "release",
+            "feature",
+            "kind",
+            "label",
+            "url",
+            "is_missing",
+            "position",
+            "status",
+            "checked_at",
+            "final_url",
+        ]
+
+
+class FeatureSourceSerializer(serializers.Serializer):
+    """Where the feature was read: the post, its section and line (provenance)."""
+
+    post = serializers.CharField(
+        source="source_post", help_text="The post's file name in the blog's _posts folder."
+    )
+    url = BlankAsNullURLField(
+        source="source_url", allow_null=True, help_text="The post as published; null if unknown."
+    )
+    section = serializers.CharField(
+        source="source_section",
+        allow_null=True,
+        help_text="The heading of the section the feature is listed under; null outside any.",
+    )
+    line = serializers.IntegerField(
+        source="source_line",
+        allow_null=True,
+        help_text="The post's line (from 1) that names the feature: its heading or bold line, "
+        "or the sentence of the claim that added it.",
+    )
+
+    def to_representation(self, feature):
+        if not feature.source_post:
+            return None  # added by an editor, not read from a post
+        item = super().to_representation(feature)
+        return {**item, "section": item["section"] or None}
+
+
+SOURCE_HELP = (
+    "Where the feature was read: the post's file name, its URL, the section's heading and the "
+    "line. null for a feature an editor added rather than read from a post. An editor's later "
+    "correction of the title or stage shows in the history, not here."
+)
 
 
 class FeatureSerializer(serializers.ModelSerializer):
@@ -67,6 +128,7 @@ class FeatureSerializer(serializers.ModelSerializer):
     area_name = serializers.CharField(source="area.name")
     track = serializers.CharField(source="track.slug", help_text="The track's slug.")
     links = LinkSerializer(many=True)
+    source = FeatureSourceSerializer(source="*", allow_null=True, help_text=SOURCE_HELP)
 
     class Meta:
         model = Feature
@@ -82,6 +144,7 @@ class FeatureSerializer(serializers.ModelSerializer):
             "position",
             "track",
             "links",
+            "source",
         ]
 
 
@@ -190,7 +253,7 @@ class StageChangeSerializer(TrackSummarySerializer):
 class ChangeSerializer(serializers.Serializer):
     """One entry of the change log a mirror replays, oldest first."""
 
-    type = serializers.ChoiceField(choices=list(history.TYPES))
+    type = serializers.ChoiceField(choices=public_log.TYPES)
     action = serializers.ChoiceField(choices=["created", "updated", "deleted"])
     key = serializers.ListField(
         child=serializers.JSONField(), help_text="The object's natural key after the change."
@@ -245,9 +308,29 @@ FEATURE_API_VALUES = {
 }
 
 
+# LinkSerializer's own field: the fast path writes times exactly as the serializer does.
+CHECKED_AT = LinkSerializer().fields["checked_at"]
+
+
+# The feature's provenance, read for the fast path's ``source`` (FeatureSourceSerializer).
+SOURCE_VALUES = ("source_post", "source_url", "source_section", "source_line")
+
+
 def feature_values(features):
     """Each feature as the API shows it, in plain values: one query, its joins included."""
-    return features.values("pk", *FEATURE_API_VALUES.values())
+    return features.values("pk", *FEATURE_API_VALUES.values(), *SOURCE_VALUES)
+
+
+def source_item(row):
+    """A values row's ``source``, as FeatureSourceSerializer shows it."""
+    if not row["source_post"]:
+        return None
+    return {
+        "post": row["source_post"],
+        "url": row["source_url"] or None,
+        "section": row["source_section"] or None,
+        "line": row["source_line"],
+    }
 
 
 def feature_items(rows):
@@ -256,11 +339,19 @@ def feature_items(rows):
     page_links = (
         Link.objects.filter(feature_id__in=[row["pk"] for row in rows])
         .order_by("feature_id", "position", "pk")
-        .values_list("feature_id", "kind", "label", "url")
+        .values_list("feature_id", "kind", "label", "url", "status", "checked_at", "final_url")
     )
-    for feature_id, kind, label, url in page_links:
+    for feature_id, kind, label, url, status, checked_at, final_url in page_links:
         links[feature_id].append(
-            {"kind": kind, "label": label, "url": url or None, "is_missing": not url}
+            {
+                "kind": kind,
+                "label": label,
+                "url": url or None,
+                "is_missing": not url,
+                "status": status,
+                "checked_at": CHECKED_AT.to_representation(checked_at) if checked_at else None,
+                "final_url": final_url or None,
+            }
         )
     return [
         {
@@ -268,6 +359,99 @@ def feature_items(rows):
             "stability": row["stability"] or None,
             "stage_source": row["stage_source"] or None,
             "links": links[row["pk"]],
+            "source": source_item(row),
         }
         for row in rows
     ]
+
+
+class StandingSerializer(serializers.Serializer):
+    """A track's standing (releases.stats.Standing), read from its prefetched appearances."""
+
+    track = serializers.CharField(source="track.slug", help_text="The track's slug.")
+    url = serializers.HyperlinkedRelatedField(
+        source="track", view_name="releases:track-detail", lookup_field="slug", read_only=True
+    )
+    name = serializers.CharField(source="track.name")
+    area = serializers.CharField(source="track.area.slug", help_text="The area's slug.")
+    first_release = serializers.CharField(
+        source="first.release.version", help_text="The track's first appearance."
+    )
+
+    def to_representation(self, instance):
+        return super().to_representation(Standing(instance, self.context.get("positions", {})))
+
+
+class StateSerializer(StandingSerializer):
+    stability = StabilityField(
+        source="stage", help_text="The stage as of `version`: that of the latest appearance."
+    )
+    release = serializers.CharField(
+        source="latest.release.version",
+        help_text="The release that set it: the track's latest appearance at or before `version`.",
+    )
+    since = serializers.CharField(
+        help_text="The first release of the stage's uninterrupted run up to `version` "
+        "(torch.fft, beta in 1.7 and stable in 1.8: stable since 1.8)."
+    )
+
+    class Meta:
+        fields = ["track", "url", "name", "area", "stability", "release", "since", "first_release"]
+
+
+class GraduationSerializer(StandingSerializer):
+    stability = StabilityField(source="stage", help_text="The current stage.")
+    since = serializers.CharField(
+        help_text="The first release of the current stage's uninterrupted run."
+    )
+    releases_at_stage = serializers.IntegerField(
+        help_text="Releases the current stage has held, from `since` to the newest, both counted."
+    )
+    stable_in = serializers.CharField(
+        allow_null=True, help_text="The first release the track was stable in; null if never."
+    )
+    releases_to_stable = serializers.IntegerField(
+        allow_null=True,
+        help_text="Releases from the first appearance to the first stable one (0: stable "
+        "from the start); null if never stable.",
+    )
+
+    class Meta:
+        fields = [
+            "track",
+            "url",
+            "name",
+            "area",
+            "stability",
+            "since",
+            "releases_at_stage",
+            "first_release",
+            "stable_in",
+            "releases_to_stable",
+        ]
+
+
+class ReleaseStatsSerializer(serializers.ModelSerializer):
+    url = serializers.HyperlinkedIdentityField(
+        view_name="releases:release-detail", lookup_field="version"
+    )
+    stable = serializers.IntegerField(source="stable_count", help_text="Features at stable.")
+    beta = serializers.IntegerField(source="beta_count", help_text="Features at beta.")
+    prototype = serializers.IntegerField(
+        source="prototype_count", help_text="Features at prototype."
+    )
+    none = serializers.IntegerField(source="none_count", help_text="Features given no stage.")
+    feature_count = serializers.IntegerField(help_text="Every public feature of the release.")
+
+    class Meta:
+        model = Release
+        fields = [
+            "version",
+            "url",
+            "release_date",
+            "stable",
+            "beta",
+            "prototype",
+            "none",
+            "feature_count",
+        ]

@@ -9,7 +9,7 @@ from .models import Release, Track
 class PageSitemap(Sitemap):
     def items(self):
         return ["page-home", "page-releases", "page-tracks", "page-matrix", "page-compare",
-                "page-features"]  # fmt: skip
+                "page-features", "page-graduation"]  # fmt: skip
 
     def location(self, item):
         return reverse(item)
@@ -23,6 +23,19 @@ class ReleaseSitemap(Sitemap):
         return release.updated_at
 
 
+class StateSitemap(Sitemap):
+    """Each published release's state: every track's stage as of it."""
+
+    def items(self):
+        return Release.objects.published().order_by("-version_key")
+
+    def location(self, release):
+        return reverse("page-state", kwargs={"version": release.version})
+
+    def lastmod(self, release):
+        return release.updated_at
+
+
 class TrackSitemap(Sitemap):
     def items(self):
         return Track.objects.with_stage().order_by("slug")
@@ -31,4 +44,9 @@ class TrackSitemap(Sitemap):
         return track.updated_at
 
 
-SITEMAPS = {"pages": PageSitemap, "releases": ReleaseSitemap, "tracks": TrackSitemap}
+SITEMAPS = {
+    "pages": PageSitemap,
+    "releases": ReleaseSitemap,
+    "state": StateSitemap,
+    "tracks": TrackSitemap,
+}

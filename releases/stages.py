@@ -102,6 +102,11 @@ def appearance_for(claim):
         area=track.area,
         track=track,
         position=position,
+        # Read from the claim's sentence: that is where the post says it.
+        source_post=claim.source_post,
+        source_url=claim.source_url,
+        source_section=claim.source_section,
+        source_line=claim.line,
     )
     feature.save()
     return feature

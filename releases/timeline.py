@@ -1,14 +1,21 @@
 """
 A track's timeline as a picture: versions along the axis in version order, one mark per
-appearance, placed higher the more stable its stage, so a promotion reads as a step up.
+appearance, placed higher the more stable its stage, so a promotion reads as a step up; after
+the last appearance a dashed line carries the stage the track kept to the newest version.
 Plain geometry for the page's server-rendered SVG; no Django here.
+
+The picture keeps its size (the page scrolls it sideways on a narrow screen rather than shrink
+its text): each version gets ``step`` pixels, and the version labels under the axis are turned
+when they would not fit side by side.
 """
 
 from dataclasses import dataclass
 
 LEVELS = {"stable": 0, "beta": 1, "prototype": 2, "": 3}  # top to bottom
 LABELS = {"stable": "Stable", "beta": "Beta", "prototype": "Prototype", "": "No stage"}
-LEFT, RIGHT, TOP, ROW, AXIS_GAP = 92, 28, 24, 34, 34
+LEFT, RIGHT, TOP, ROW, AXIS_GAP = 84, 24, 16, 30, 26
+CHAR_WIDTH = 7  # about what a character of a 12 px label takes
+TURN = 40  # degrees: how far labels that would overlap are turned
 
 
 @dataclass
@@ -27,20 +34,37 @@ class Timeline:
     width: int
     height: int
     axis_y: float
+    axis_x: float  # where the axis and the rows start, right of the row labels
     ticks: list  # (x, version, has_mark)
+    turned: bool  # the version labels are turned so as not to overlap
+    turn: int
     rows: list  # (y, label, stability)
     marks: list
     steps: list  # (x1, y1, x2, y2): the line from one mark to the next
+    kept: tuple | None  # (x1, y, x2): the last stage, carried to the newest version
 
 
-def draw(versions, appearances, step=64):
+def label_width(version):
+    return CHAR_WIDTH * len(version)
+
+
+def draw(versions, appearances, step=52, lead=1):
     """
-    ``versions``: every published version, in version order (the axis). ``appearances``:
-    (version, stability, title, from_claim) in version order.
+    ``versions``: every published version, in version order. ``appearances``: (version,
+    stability, title, from_claim) in version order. The axis runs from ``lead`` versions
+    before the first appearance to the newest version: a track's own years, in context, and
+    a recent track's picture fits a phone.
     """
+    known = set(versions)
+    first = next((version for version, *_ in appearances if version in known), None)
+    if first is not None:
+        versions = versions[max(versions.index(first) - lead, 0) :]
+    widest = max((label_width(version) for version in versions), default=0)
+    turned = widest + 6 > step
+    label_room = 16 + (widest * 0.65 if turned else 0)  # under the axis
     width = LEFT + RIGHT + step * max(len(versions) - 1, 1)
-    height = TOP + ROW * (len(LEVELS) - 1) + AXIS_GAP + 24
-    axis_y = TOP + ROW * (len(LEVELS) - 1) + AXIS_GAP / 2
+    axis_y = TOP + ROW * (len(LEVELS) - 1) + AXIS_GAP
+    height = round(axis_y + label_room + 8)
     x_of = {version: LEFT + index * step for index, version in enumerate(versions)}
     marks = [
         Mark(
@@ -56,16 +80,20 @@ def draw(versions, appearances, step=64):
         if version in x_of
     ]
     seen = {mark.version for mark in marks}
+    last_x = x_of[versions[-1]] if versions else 0
+    kept = (marks[-1].x, marks[-1].y, last_x) if marks and marks[-1].x < last_x else None
     return Timeline(
         width=width,
         height=height,
         axis_y=axis_y,
+        axis_x=LEFT - 14,
         ticks=[(x, version, version in seen) for version, x in x_of.items()],
+        turned=turned,
+        turn=-TURN,
         rows=[
-            (TOP + ROW * level, LABELS[stage], stage or "none")
-            for stage, level in LEVELS.items()
-            if level < 3
+            (TOP + ROW * level, LABELS[stage], stage or "none") for stage, level in LEVELS.items()
         ],
         marks=marks,
         steps=[(a.x, a.y, b.x, b.y) for a, b in zip(marks, marks[1:], strict=False)],
+        kept=kept,
     )

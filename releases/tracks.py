@@ -7,7 +7,7 @@ recorded in the history (by whom, with what reason) and published like any other
 
 from django.db import transaction
 
-from . import versions
+from . import changes, versions
 from .models import STABILITY_RANKS, Feature, Track
 
 
@@ -29,7 +29,8 @@ def merge_conflicts(features, into):
 def merge(features, into):
     """
     Move ``features`` into the track ``into``; delete the tracks they leave empty, and return
-    those. Refused (CannotMerge) if the track would then appear twice in one release.
+    those. Refused (CannotMerge) if the track would then appear twice in one release, and
+    (changes.StaleEdit) if one of ``features`` was changed since it was read.
     """
     features = list(features)
     conflicts = merge_conflicts(features, into)
@@ -43,12 +44,16 @@ def merge(features, into):
         )
     left = {feature.track_id for feature in features} - {into.pk}
     with transaction.atomic():
+        changes.check_versions(features)  # as read, under a lock: a concurrent edit refuses
         Feature.objects.filter(pk__in=[feature.pk for feature in features]).update(track=into)
         return delete_emptied(left)
 
 
 def split(features):
-    """Give each of ``features`` a track of its own; delete the tracks left empty."""
+    """
+    Give each of ``features`` a track of its own; delete the tracks left empty. Each save
+    checks the version the feature was read at (changes.StaleEdit if it moved on).
+    """
     left = set()
     with transaction.atomic():
         for feature in features:

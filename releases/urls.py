@@ -14,6 +14,9 @@ router.register("features", views.FeatureViewSet, basename="feature")
 router.register("links", views.LinkViewSet, basename="link")
 router.register("areas", views.AreaViewSet, basename="area")
 router.register("tracks", views.TrackViewSet, basename="track")
+router.register("state", views.StateViewSet, basename="state")
+router.register("stats/releases", views.ReleaseStatsViewSet, basename="stats-release")
+router.register("stats/graduation", views.GraduationViewSet, basename="stats-graduation")
 
 urlpatterns = [
     path("compare/", views.CompareView.as_view(), name="compare"),

@@ -7,7 +7,7 @@ Views stay thin: QuerySets say what to read, FilterSets how to narrow it.
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.http import JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.urls import reverse
 from django.views.defaults import bad_request as django_bad_request
 from django.views.defaults import page_not_found
@@ -15,23 +15,28 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework import mixins, routers, viewsets
+from rest_framework.exceptions import ValidationError
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from . import badges, public_log, stats
 from .exports import CSVRenderer, built, csv_response, serialized
 from .filters import (
     AreaFilterSet,
     ChangesForm,
     CompareForm,
     FeatureFilterSet,
+    GraduationFilterSet,
     LinkFilterSet,
     ReleaseFilterSet,
+    ReleaseStatsFilterSet,
+    StateFilterSet,
     TrackFilterSet,
     feature_facets,
     reject_bad_query,
 )
-from .history import changes_since
+from .middleware import CACHED_PREFIXES
 from .models import Area, Feature, Link, Release, Track
 from .pagination import Counted
 from .serializers import (
@@ -39,9 +44,12 @@ from .serializers import (
     ChangeLogSerializer,
     CompareSerializer,
     FeatureSerializer,
+    GraduationSerializer,
     LinkListSerializer,
     ReleaseDetailSerializer,
     ReleaseSerializer,
+    ReleaseStatsSerializer,
+    StateSerializer,
     TrackSerializer,
     feature_items,
     feature_values,
@@ -174,6 +182,49 @@ class TrackViewSet(CSVListMixin, viewsets.ReadOnlyModelViewSet):
         return Track.objects.all()
 
 
+class StateViewSet(CSVListMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
+    """
+    Every track's stage as of ``version`` (required): the stability of its latest appearance
+    at or before it, the release that set it, and since when the stage has held. Tracks first
+    seen after ``version`` are left out.
+    """
+
+    csv_name = "state"
+    serializer_class = StateSerializer
+    filterset_class = StateFilterSet
+    # StateFilterSet applies for_api() itself, with its version.
+    queryset = Track.objects.all()
+
+
+class ReleaseStatsViewSet(CSVListMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
+    """Each published release's features by stage, oldest first: the home page's chart."""
+
+    csv_name = "release-stats"
+    serializer_class = ReleaseStatsSerializer
+    filterset_class = ReleaseStatsFilterSet
+
+    def get_queryset(self):
+        return stats.release_stats()
+
+
+class GraduationViewSet(CSVListMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
+    """
+    Each track's road to stable: how many releases it took from its first appearance to its
+    first stable one, and how many its current stage has held (``stuck_for`` lists those
+    kept at prototype or beta for that many releases or more). The /graduation/ page's data.
+    """
+
+    csv_name = "graduation"
+    serializer_class = GraduationSerializer
+    filterset_class = GraduationFilterSet
+
+    def get_queryset(self):
+        return Track.objects.for_api()
+
+    def get_serializer_context(self):
+        return {**super().get_serializer_context(), "positions": stats.release_positions()}
+
+
 class CompareView(APIView):
     """What upgrading from one version to another brings: tracks added, promoted, demoted."""
 
@@ -215,8 +266,9 @@ class ChangeLogView(APIView):
         errors = None if form.is_valid() else form.errors
         reject_bad_query(request.query_params, {"since", "cursor", "page_size", "format"}, errors)
         data = form.cleaned_data
-        entries, last, more = changes_since(data["since"], data["cursor"], data["page_size"])
-        cursor = last.encode() if last else None
+        entries, more = public_log.entries_after(data["since"], data["cursor"], data["page_size"])
+        last = entries[-1].pk if entries else data["cursor"]
+        cursor = public_log.encode_cursor(last) if last is not None else None
         following = None
         if more:
             query = {"cursor": cursor}
@@ -224,7 +276,13 @@ class ChangeLogView(APIView):
                 query["page_size"] = data["page_size"]
             following = request.build_absolute_uri(f"{request.path}?{urlencode(query)}")
         return Response(
-            ChangeLogSerializer({"next": following, "cursor": cursor, "results": entries}).data
+            ChangeLogSerializer(
+                {
+                    "next": following,
+                    "cursor": cursor,
+                    "results": [public_log.as_item(entry) for entry in entries],
+                }
+            ).data
         )
 
 
@@ -288,11 +346,32 @@ class DocsView(JSONErrorsMixin, SpectacularSwaggerView):
         return response
 
 
+BADGE_TYPES = {"svg": "image/svg+xml; charset=utf-8", "json": "application/json"}
+
+
+def track_badge(request, slug, kind):
+    """
+    The badge of the published track ``slug``, "torch.fft | stable since 1.8", as SVG or as
+    shields.io's endpoint JSON (``kind``); a grey "unknown" badge with a 404 for a track the
+    public does not know. Cached with ETags by releases.middleware, as the API is.
+    """
+    try:
+        reject_bad_query(request.GET, set())
+    except ValidationError as error:
+        return JsonResponse(error.detail, status=400)
+    facts = stats.track_badge(slug)
+    badge = badges.track_badge(*facts) if facts else badges.unknown_badge(slug[:60])
+    status = 200 if facts else 404
+    if kind == "json":
+        return JsonResponse(badges.endpoint(badge), status=status)
+    return HttpResponse(badges.svg(badge), content_type=BADGE_TYPES[kind], status=status)
+
+
 def public_error(default):
-    """An error handler: JSON under /api/ and /feeds/, as the API's own errors; else Django's."""
+    """An error handler: JSON where the API's own errors are (CACHED_PREFIXES); else Django's."""
 
     def handler(request, exception=None, **kwargs):
-        if request.path.startswith(("/api/", "/feeds/")):
+        if request.path.startswith(CACHED_PREFIXES):
             detail = "Not found." if default is page_not_found else "Bad request."
             status = 404 if default is page_not_found else 400
             return JsonResponse({"detail": detail}, status=status)

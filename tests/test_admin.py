@@ -8,19 +8,26 @@ from django.urls import reverse
 
 from releases.editors import EDITORS_GROUP
 from releases.models import Feature, Link, Release, Stability, Track
+from tests.admin_post import page_data
 from tests.factories import FeatureFactory, ReleaseFactory
 
 pytestmark = pytest.mark.django_db
 
 
-def test_editors_group_may_view_add_and_change_but_delete_only_emptied_tracks(db):
+def test_editors_group_may_delete_links_aliases_features_and_emptied_tracks_only(db):
     codenames = set(
         Group.objects.get(name=EDITORS_GROUP).permissions.values_list("codename", flat=True)
     )
     for model in ["release", "feature", "link", "area", "areaalias", "track", "stageclaim"]:
         assert {f"view_{model}", f"add_{model}", f"change_{model}"} <= codenames
     # Merging and splitting delete the tracks they empty; features protect every other track.
-    assert {name for name in codenames if name.startswith("delete_")} == {"delete_track"}
+    # Links, aliases and features come back from the history; releases, areas, claims stay.
+    assert {name for name in codenames if name.startswith("delete_")} == {
+        "delete_track",
+        "delete_link",
+        "delete_areaalias",
+        "delete_feature",
+    }
 
 
 @pytest.mark.parametrize("model", ["release", "feature", "link", "area", "track", "stageclaim"])
@@ -60,29 +67,8 @@ def test_editor_fixes_a_features_stability(editor_client):
     url = reverse("admin:releases_feature_change", args=[feature.pk])
     page = editor_client.get(url)
     assert page.status_code == 200
-    form = page.context["adminform"].form
-    data = {name: form.initial.get(name, "") for name in form.fields}
-    data.update(release=feature.release_id, area=feature.area_id, stability=Stability.BETA)
-    links = list(feature.links.all())
-    data.update(
-        {
-            "links-TOTAL_FORMS": len(links),
-            "links-INITIAL_FORMS": len(links),
-            "links-MIN_NUM_FORMS": 0,
-            "links-MAX_NUM_FORMS": 1000,
-        }
-    )
-    for index, link in enumerate(links):
-        data.update(
-            {
-                f"links-{index}-id": link.pk,
-                f"links-{index}-feature": feature.pk,
-                f"links-{index}-position": link.position,
-                f"links-{index}-kind": link.kind,
-                f"links-{index}-label": link.label,
-                f"links-{index}-url": link.url,
-            }
-        )
+    data = page_data(page)
+    data.update(stability=Stability.BETA)
     response = editor_client.post(url, data)
     assert response.status_code == 302, (
         response.context["adminform"].form.errors if response.context else response
@@ -100,6 +86,7 @@ def test_editor_fills_in_a_missing_link_from_the_changelist(editor_client):
     data = {f"form-{key}": value for key, value in formset.management_form.initial.items()}
     for index, form in enumerate(formset.forms):
         data[f"form-{index}-id"] = form.instance.pk
+        data[f"form-{index}-read_version"] = form["read_version"].value()
         data[f"form-{index}-url"] = (
             "https://pytorch.org/docs/stable/benchmark_utils.html"
             if form.instance.pk == link.pk
@@ -161,7 +148,7 @@ def test_unpublishing_asks_first(editor_client):
     assert not release.is_published
 
 
-def test_editor_adds_a_release_with_its_features_inline(editor_client):
+def test_editor_adds_a_release_then_its_features_from_its_page(editor_client):
     response = editor_client.get(reverse("admin:releases_release_add"))
     assert response.status_code == 200
     area = Feature.objects.first().area
@@ -177,20 +164,31 @@ def test_editor_adds_a_release_with_its_features_inline(editor_client):
             "highlights": "",
             "commit_count": "",
             "contributor_count": "",
-            "features-TOTAL_FORMS": 1,
-            "features-INITIAL_FORMS": 0,
-            "features-MIN_NUM_FORMS": 0,
-            "features-MAX_NUM_FORMS": 1000,
-            "features-0-position": 1,
-            "features-0-title": "New thing",
-            "features-0-slug": "new-thing",
-            "features-0-stability": "beta",
-            "features-0-area": area.pk,
         },
     )
     assert response.status_code == 302
     release = Release.objects.get(version="1.10")
     assert release.version_minor == 10 and not release.is_published
+    page = editor_client.get(reverse("admin:releases_release_change", args=[release.pk]))
+    add = reverse("admin:releases_feature_add") + f"?release={release.pk}"
+    assert add in page.content.decode()
+    form = editor_client.get(add).context["adminform"].form
+    assert form.initial["release"] == str(release.pk)
+    response = editor_client.post(
+        add,
+        {
+            "release": release.pk,
+            "title": "New thing",
+            "slug": "new-thing",
+            "stability": "beta",
+            "area": area.pk,
+            "position": 1,
+            "summary": "",
+            "links-TOTAL_FORMS": 0,
+            "links-INITIAL_FORMS": 0,
+        },
+    )
+    assert response.status_code == 302, response.context["adminform"].form.errors
     assert release.features.get().title == "New thing"
 
 

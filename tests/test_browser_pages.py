@@ -12,6 +12,8 @@ PAGES = [
     ("home", "/"),
     ("releases", "/releases/"),
     ("release", "/releases/1.8/"),
+    ("state", "/releases/1.8/state/"),
+    ("graduation", "/graduation/?stuck_for=2"),
     ("tracks", "/tracks/"),
     ("track", "/tracks/torch-fft/"),
     ("matrix", "/matrix/"),
@@ -65,3 +67,73 @@ def test_the_features_form_narrows_with_counts_and_without_scripts(live_catalog,
     ).json()
     assert f"{counts['count']} features." in page.inner_text("main")
     browsing.screenshot("features-1.8")
+
+
+@pytest.fixture
+def live_full_catalog(transactional_db, live_server):
+    """Every release of the committed fixtures behind a real HTTP server."""
+    from django.core.management import call_command
+
+    call_command("load_catalog", verbosity=0)
+    return live_server
+
+
+@pytest.mark.parametrize("screen", WIDTHS)
+def test_the_full_matrix_keeps_its_header_and_first_column_in_sight(
+    live_full_catalog, browsing, screen
+):
+    page = browsing.page
+    page.set_viewport_size({"width": WIDTHS[screen], "height": 900})
+    browsing.open("/matrix/")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= WIDTHS[screen], f"/matrix/ is {width} px wide"
+    assert page.locator("table.matrix tbody th[scope=row]").count() > 100  # one page
+    box = page.locator(".matrix-box")
+    top = box.bounding_box()["y"]
+    # Scrolled down and sideways inside its box, the header row and the names stay put.
+    box.evaluate("box => { box.scrollTop = 1500; box.scrollLeft = 400; }")
+    header = page.locator("table.matrix thead th").nth(3).bounding_box()
+    assert abs(header["y"] - top) < 3, (header, top)
+    name = page.locator("table.matrix tbody th[scope=row]").nth(40).bounding_box()
+    assert abs(name["x"] - box.bounding_box()["x"]) < 3
+    browsing.screenshot(f"matrix-full-{screen}")
+    problems = browsing.serious_accessibility_problems()
+    assert not problems, problems
+
+
+# The pages of issue 24 at full size: the state as of 2.0, the charts, a track with its badge.
+FULL_SIZE_PAGES = [
+    ("state-2.0", "/releases/2.0/state/"),
+    ("graduation-full", "/graduation/"),
+    ("track-badge", "/tracks/torch-compile-support-for-autograd-function/"),
+    ("home-full", "/"),
+    ("release-2.0", "/releases/2.0/"),
+]
+
+
+@pytest.mark.parametrize("screen", WIDTHS)
+@pytest.mark.parametrize(("name", "path"), FULL_SIZE_PAGES)
+def test_the_history_pages_read_well_at_full_size(live_full_catalog, browsing, screen, name, path):
+    page = browsing.page
+    page.set_viewport_size({"width": WIDTHS[screen], "height": 900})
+    browsing.open(path)
+    browsing.screenshot(f"{name}-{screen}")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= WIDTHS[screen], f"{path} is {width} px wide"
+    # Every picture is drawn: the badges load as images, the charts are inline SVG.
+    for image in page.locator("main img").all():
+        assert image.evaluate("img => img.complete && img.naturalWidth > 0"), path
+    problems = browsing.serious_accessibility_problems()
+    assert not problems, problems
+
+
+def test_the_home_chart_draws_the_apis_counts(live_full_catalog, browsing):
+    browsing.open("/")
+    columns = browsing.page.locator("svg.chart g.column")
+    drawn = {
+        columns.nth(i).get_attribute("data-label"): int(columns.nth(i).get_attribute("data-total"))
+        for i in range(columns.count())
+    }
+    listed = http(live_full_catalog, "/api/stats/releases/", params={"page_size": 100}).json()
+    assert drawn == {row["version"]: row["feature_count"] for row in listed["results"]}
+    assert len(drawn) == 19

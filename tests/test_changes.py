@@ -16,7 +16,8 @@ from django.utils import timezone
 
 from releases import changes, history, revision, tracks
 from releases.models import Area, AreaAlias, Feature, Link, Release, Stability, Track
-from tests.conftest import http
+from tests.conftest import SEED_RELEASES, http
+from tests.test_fixtures import objects_in_fixtures
 
 pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
 
@@ -123,7 +124,8 @@ def write_publish_action(client, tmp_path):
     Release.objects.filter(pk=release.pk).update(is_published=False)
     since = timezone.now()
     admin_action(client, "release", "publish", [release], confirmed="yes")
-    return ("release", "updated", ["1.6"]), ("/api/releases/", "1.6"), since
+    # To the public, a release published is a release created, and so are its features.
+    return ("release", "created", ["1.6"]), ("/api/releases/", "1.6"), since
 
 
 def write_stability_action(client, tmp_path):
@@ -136,7 +138,7 @@ def write_unpublish_action(client, tmp_path):
     admin_action(
         client, "release", "unpublish", [Release.objects.get(version="1.6")], confirmed="yes"
     )
-    return ("release", "updated", ["1.6"]), None  # gone from the public lists
+    return ("release", "deleted", ["1.6"]), None  # gone from the public lists: a tombstone
 
 
 def write_review_action(client, tmp_path):
@@ -288,7 +290,9 @@ def test_deletions_are_tombstones_and_keys_that_change_are_named(live_catalog):
     assert filled["previous_key"] == old_key and filled["key"][-1] == "https://example.org/filled"
     tomb = next(e for e in entries if e["type"] == "feature" and e["action"] == "deleted")
     assert tomb["object"] is None and tomb["tombstone"]["key"] == ["1.9", "torch-package"]
-    assert {e["type"] for e in entries if e["action"] == "deleted"} == {"feature", "link"}
+    # Its track had no other published appearance: it leaves the public catalog too.
+    deleted = [e["type"] for e in entries if e["action"] == "deleted"]
+    assert set(deleted) == {"feature", "link", "track"}
     times = [e["time"] for e in entries]
     assert times == sorted(times)
 
@@ -300,7 +304,9 @@ def test_a_mirror_resumes_from_its_cursor(live_catalog):
     assert again == [] and same == cursor
     feature("1.9", "torch-package").delete()
     later, _ = read_all_changes(live_catalog, cursor=cursor)
-    assert [e["type"] for e in later] == ["feature"] + ["link"] * (len(later) - 1)
+    # What refers to others goes first: a mirror never holds a dangling reference.
+    links = len(later) - 2
+    assert [e["type"] for e in later] == ["link"] * links + ["feature", "track"]
 
 
 @pytest.mark.parametrize(
@@ -353,10 +359,10 @@ def replay(entry):
 
 
 def catalog_state():
-    """The catalog as a mirror sees it: every object's change-log payload, by natural key."""
+    """The public catalog as a mirror sees it: each object's payload, by natural key."""
     state = {}
     for kind, model in MIRRORED.items():
-        for obj in model.objects.all():
+        for obj in model.objects.published():
             payload = {}
             for name in model.carried_fields():
                 value = getattr(obj, name)
@@ -477,24 +483,49 @@ def test_a_restart_keeps_every_edit_and_duplicates_nothing(catalog):
     missing[0].save()
     missing[1].delete()
     removed = feature("1.9", "torch-package")
+    removed_links = removed.links.count()
     removed.delete()
     tracks.merge(
         [feature("1.7", FFT_17)],
         into=Track.objects.get(slug="torch-linalg"),
     )
-    counts = (Release.objects.count(), Feature.objects.count(), Link.objects.count())
 
-    # What `make run` does on every start.
+    def counts(versions=None):
+        releases = Release.objects.filter(version__in=versions) if versions else Release.objects
+        return (
+            releases.count(),
+            Feature.objects.filter(release__in=releases.all()).count(),
+            Link.objects.filter(feature__release__in=releases.all()).count(),
+        )
+
+    held = counts(SEED_RELEASES)
+
+    # What `make run` does on every start: a deployment that held the seed releases gets the
+    # other releases of fixtures/, and keeps its own.
     call_command("migrate", verbosity=0)
     call_command("load_catalog", verbosity=0)
 
     assert feature("1.8", torch_fft.slug).summary == "An editor's own words."
     assert Link.objects.get(pk=missing[0].pk).url == "https://example.org/filled-in"
     assert not Link.objects.filter(pk=missing[1].pk).exists()
-    assert not Feature.objects.filter(slug="torch-package").exists()
+    assert not Feature.objects.filter(release__version="1.9", slug="torch-package").exists()
     assert feature("1.7", FFT_17).track.slug == "torch-linalg"
-    assert (Release.objects.count(), Feature.objects.count(), Link.objects.count()) == counts
-    assert Link.objects.missing().count() == 8
+    assert counts(SEED_RELEASES) == held
+    # Every release of fixtures/, less what the editor deleted: torch.package with its links,
+    # and a missing link.
+    assert counts() == (
+        objects_in_fixtures("releases.release"),
+        objects_in_fixtures("releases.feature") - 1,
+        objects_in_fixtures("releases.link") - 1 - removed_links,
+    )
+    # The seed posts promised ten links they never gave (no other release lacks one): one
+    # filled in, one deleted.
+    assert Link.objects.missing().count() == 10 - 2
+    everything = counts()
+
+    # A second start adds nothing.
+    call_command("load_catalog", verbosity=0)
+    assert counts() == everything
 
 
 @pytest.mark.django_db
@@ -506,7 +537,9 @@ def test_reset_asks_first_and_restores_the_fixtures(catalog, monkeypatch):
     assert not Feature.objects.filter(slug="torch-package").exists()
     call_command("load_catalog", "--reset", "--no-input", verbosity=0)
     assert feature("1.9", "torch-package")
-    assert Feature.objects.count() == 71
+    # Every release of fixtures/, not only the seeds the test started with.
+    assert Release.objects.count() == objects_in_fixtures("releases.release")
+    assert Feature.objects.count() == objects_in_fixtures("releases.feature")
     # The history keeps what the reset replaced, and says who did what.
     records = Feature.history.filter(slug="torch-package").order_by("history_id")
     assert [(r.history_type, r.history_change_reason) for r in records] == [

@@ -8,8 +8,9 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from releases.importing.claims import find_claims, names_match
+from releases.importing.parse import parse_file
 from releases.models import ClaimStatus, Feature, StageClaim, Track
-from tests.conftest import http
+from tests.conftest import SEED_RELEASES, SEEDS_DIR, http
 
 # --- finding claims in sentences (our own sample sentences) ----------------------------------
 
@@ -33,6 +34,40 @@ from tests.conftest import http
         ("Kernel tracing is now available as a prototype.", [("Kernel tracing", "prototype")]),
         ("Gains come with the beta half-precision shape support.",
          [("half-precision shape", "beta")]),
+        ("Several tools such as Loss scaling, Gradient clipping, and Warm restarts have moved "
+         "from beta to stable.",
+         [("Loss scaling", "stable"), ("Gradient clipping", "stable"),
+          ("Warm restarts", "stable")]),
+        ("Along with 4.5, we are releasing beta versions of Shardkit and Widget Loader.",
+         [("Shardkit", "beta"), ("Widget Loader", "beta")]),
+        ("We are glad to present the Beta release of Shardkit.", [("Shardkit", "beta")]),
+        ("The 4.5 release holds a prototype release of torch.plan, a planner for graphs, and "
+         "torch.plan-based fusion.",
+         [("torch.plan", "prototype"), ("torch.plan-based fusion", "prototype")]),
+        ("Beta includes the planner as the default scheduler, Slab allocator and Tuning.",
+         [("planner", "beta"), ("Slab allocator", "beta"), ("Tuning", "beta")]),
+        ("New prototype features across Ringcast, Meshkit and 3D parallel.",
+         [("Ringcast", "prototype"), ("Meshkit", "prototype"), ("3D parallel", "prototype")]),
+        ("Graphwise, a new beta library for graphs, ships too.", [("Graphwise", "beta")]),
+        ("Cloud readers are still in the beta phase.", [("Cloud readers", "beta")]),
+        ("Loader3 became available in prototype mode.", [("Loader3", "prototype")]),
+        ("Static graph caching available in stable.", [("Static graph caching", "stable")]),
+        ("Warm restarts is now natively supported and a stable feature.",
+         [("Warm restarts", "stable")]),
+        ("For example, the FX-based packer is releasing as a prototype.",
+         [("FX-based packer", "prototype")]),
+        ("We are launching the Lite Runner as a prototype feature in this release.",
+         [("Lite Runner", "prototype")]),
+        ("The proposal is to mark Remote execution as stable and no longer a prototype.",
+         [("Remote execution", "stable")]),
+        ("Version 4.5 brings beta level support for quaternion tensors including q64.",
+         [("quaternion tensors", "beta")]),
+        ("The sparse core now has prototype support for block (2:4) sparsity on GPUs.",
+         [("block (2:4) sparsity on GPUs", "prototype")]),
+        ("Alongside the new backend, the ARM wheels that have been around for a while are now "
+         "an official prototype feature.", [("ARM wheels", "prototype")]),
+        ("The Slab allocator is now at parity with malloc, and the APIs have been moved to "
+         "'stable'.", [("Slab allocator", "stable")]),
     ],
 )  # fmt: skip
 def test_sentences_that_state_a_stage_are_claims(sentence, expected):
@@ -49,11 +84,38 @@ def test_sentences_that_state_a_stage_are_claims(sentence, expected):
         "Complex gradients, released as a beta in PyTorch 3.0, keep improving.",
         "The prototype features in this post ship with the release.",
         "Stable releases come every quarter.",
-        "The beta release of sparse tensors will add a module.",
+        "Our next beta release of PyTorch ships in May.",
     ],
 )
 def test_sentences_about_stages_in_general_are_not_claims(sentence):
     assert find_claims(sentence, 1) == []
+
+
+def test_a_tagged_opening_highlight_claims_its_stage():
+    from releases.importing.claims import tagged_item
+
+    claim = tagged_item("3- (Beta) Support for fast transforms via torch.xfft", 4)
+    assert (claim.subject, claim.stability, claim.line) == (
+        "fast transforms via torch.xfft",
+        "beta",
+        4,
+    )
+    claim = tagged_item("[Prototype] Remote tracing now supported", 1)
+    assert (claim.subject, claim.stability) == ("Remote tracing", "prototype")
+    assert tagged_item("Faster startup on every platform", 1) is None
+
+
+def test_two_sentences_saying_it_are_two_claims_and_this_stage_feature_is_its_section():
+    found = find_claims(
+        "Version 4.5 brings beta level support for quaternion tensors. The beta release of "
+        "quaternion tensors will support the common ops. This prototype feature may change.",
+        2,
+    )
+    assert [(c.subject, c.stability, c.names_section) for c in found] == [
+        ("quaternion tensors", "beta", False),
+        ("quaternion tensors", "beta", False),
+        ("", "prototype", True),
+    ]
 
 
 def test_this_feature_names_the_section_it_is_written_under():
@@ -241,22 +303,54 @@ def test_the_seed_posts_prose_stages_are_appearances(api):
     )
 
 
+@pytest.mark.skipif(not SEEDS_DIR.is_dir(), reason=f"no seed posts at {SEEDS_DIR}")
 def test_the_fixtures_hold_every_seed_claim_accepted_only_where_unambiguous(catalog):
-    claims = StageClaim.objects.select_related("release", "track")
-    by_status = {}
-    for claim in claims:
-        by_status.setdefault(claim.status, set()).add((claim.release.version, claim.subject))
-    # The 1.7 post lists seven features that moved to stable; two name a catalog track.
+    """
+    Every claim the importer reads in a seed post is in the fixtures, decided by an editor
+    (fixtures/curation/), and an accepted one is its track's appearance at the claimed stage.
+    """
+    held = {
+        (c.release.version, c.line, c.subject, c.stability): c
+        for c in StageClaim.objects.select_related("release", "feature", "track")
+    }
+    read = {
+        (version, c.line, c.subject, c.stability)
+        for version in SEED_RELEASES
+        for c in parse_file(SEEDS_DIR / f"pytorch-{version}-release-post.md").claims
+    }
+    assert set(held) == read
+    assert not [key for key, claim in held.items() if claim.status == ClaimStatus.PENDING]
+    for key, claim in held.items():
+        if claim.status == ClaimStatus.ACCEPTED:
+            assert claim.feature.release == claim.release, key
+            assert claim.feature.track == claim.track, key
+            assert claim.feature.stability == claim.stability, key
+    accepted = {
+        (version, subject): held[version, line, subject, stability].track.slug
+        for version, line, subject, stability in held
+        if held[version, line, subject, stability].status == ClaimStatus.ACCEPTED
+    }
+    # The 1.7 post lists seven features that moved to stable: the RPC framework's parts share
+    # its track; the rest are tracks of their own. Its A100/TF32 highlight, tagged (Prototype)
+    # with no section, is an appearance an editor added on a track of its own.
     assert {
-        ("1.7", "memory profiler"),
-        ("1.7", "user async functions in RPC"),
-        ("1.8", "RPC based profiling"),
-        ("1.8", "async error/timeout handling"),
-        ("1.9", "Complex Autograd"),
-        ("1.9", "PyTorch Profiler"),
-    } <= by_status["accepted"]
-    assert ("1.7", "RRef helper") in by_status["pending"]
-    assert all(claim.track is None for claim in claims if claim.status == "pending")
+        ("1.7", "memory profiler"): "memory-profiler",
+        ("1.7", "user async functions in RPC"): "rpc-asynchronous-user-functions",
+        ("1.7", "Per-RPC timeout"): "distributed-rpc",
+        ("1.7", "RRef helper"): "distributed-rpc",
+        ("1.7", "Nvidia A100 generation GPUs and native TF32 format"): "a100-gpus-and-tf32",
+        ("1.8", "RPC based profiling"): "rpc-profiling",
+        ("1.8", "async error/timeout handling"): "nccl-reliability-async-error-timeout-handling",
+        ("1.9", "Complex Autograd"): "complex-autograd",
+        ("1.9", "PyTorch Profiler"): "pytorch-profiler",
+    }.items() <= accepted.items()
+    a100 = Feature.objects.get(release__version="1.7", track__slug="a100-gpus-and-tf32")
+    assert (a100.stability, a100.stage_source, a100.area.slug) == (
+        "prototype",
+        "claim",
+        "hardware-support",
+    )
+    assert a100.summary
 
 
 def test_an_introduced_library_imports_with_its_prose_stage_confirmed(db, tmp_path):

@@ -1,5 +1,6 @@
-"""The committed fixtures load and hold what the four seed posts announce."""
+"""The committed fixtures load, and the seed releases hold what their four posts announce."""
 
+import json
 from collections import Counter
 
 import pytest
@@ -7,14 +8,27 @@ from django.core.management import call_command
 
 from releases.management.commands.load_catalog import fixture_files
 from releases.models import Area, Feature, Link, Release, Stability
-from tests.conftest import SEEDS_DIR
+from tests.conftest import SEED_RELEASES, SEEDS_DIR
 
 pytestmark = pytest.mark.django_db
 
-# The posts' tagged features, and the appearances their prose claims (1.7: two moved to
-# stable; 1.8: two distributed features stable), accepted.
-FEATURES_PER_RELEASE = {"1.6": 14, "1.7": 23, "1.8": 16, "1.9": 18}
+# Every minor release from 1.2 to 2.6 that the blog announced with a release post.
+VERSIONS = [f"1.{n}" for n in range(2, 14)] + [f"2.{n}" for n in range(7)]
+# The seed posts' tagged features (what `import_post --compare` reads from each), and the
+# appearances their prose claims that an editor accepted for a capability with no section of
+# its own: 1.7's seven (six "moved to stable" in its opening, A100/TF32 a prototype highlight),
+# 1.8's two distributed features declared stable.
+FEATURES_PER_RELEASE = {"1.6": 14, "1.7": 21 + 7, "1.8": 14 + 2, "1.9": 18}
 RELEASE_DATES = {"1.6": "2020-07-28", "1.7": "2020-10-27", "1.8": "2021-03-04", "1.9": "2021-06-15"}
+
+
+def objects_in_fixtures(model):
+    """How many objects of ``model`` ("releases.feature") the committed fixture files hold."""
+    return sum(
+        item["model"] == model
+        for path in fixture_files()
+        for item in json.loads(path.read_text(encoding="utf-8"))
+    )
 
 
 def test_every_fixture_loads_into_an_empty_database_and_loads_again_idempotently():
@@ -22,8 +36,20 @@ def test_every_fixture_loads_into_an_empty_database_and_loads_again_idempotently
     counts = (Release.objects.count(), Feature.objects.count(), Link.objects.count())
     call_command("load_catalog", verbosity=0)
     assert (Release.objects.count(), Feature.objects.count(), Link.objects.count()) == counts
-    assert counts == (4, 71, 127)
-    assert Feature.history.count() == 71  # loaded once, recorded once
+    assert sorted(Release.objects.values_list("version", flat=True), key=VERSIONS.index) == (
+        VERSIONS
+    )
+    assert counts == (
+        len(VERSIONS),
+        objects_in_fixtures("releases.feature"),
+        objects_in_fixtures("releases.link"),
+    )
+    assert Feature.history.count() == counts[1]  # loaded once, recorded once
+
+
+def test_the_seed_catalog_is_the_four_seed_releases_and_nothing_else(catalog):
+    assert sorted(Release.objects.values_list("version", flat=True)) == SEED_RELEASES
+    assert Feature.objects.count() == sum(FEATURES_PER_RELEASE.values())
 
 
 def test_fixtures_carry_no_primary_keys():

@@ -14,7 +14,7 @@ ELEVEN_WORDS = "+".join(["word"] * 11)
 ARABIC_18 = "%D9%A1.%D9%A8"  # ١.٨
 SUPERSCRIPT_2 = "%C2%B2"  # ²
 FULLWIDTH_1 = "%EF%BC%91"  # １
-CURSOR = "WyIyMDI2LTExLTIyVDE5OjM0OjU3LjkwMDI4OSswMDowMCIsIDUsIDdd"
+CURSOR = "WyJ2MiIsIDdd"  # entry 7 of the public change log
 
 # (method, path with its raw query, status, what the JSON error must name: a parameter,
 # "detail", or None for a success)
@@ -160,6 +160,17 @@ CASES = {
         ("TRACE", "/api/", 405, "detail"),
         ("OPTIONS", "/api/features/", 200, None),
         ("HEAD", "/api/features/?page=0", 400, None),
+    ],
+    "requests Django cannot read (releases.bad_requests)": [
+        ("GET", "/api/features/?" + "&" * 1000, 400, "query string"),
+        ("GET", "/api/releases/?" + "release=1.8&" * 1500, 400, "query string"),
+        ("GET", "/feeds/releases/?" + "&" * 1001, 400, "query string"),
+        ("GET", "/api/features/?" + "&" * 998, 200, None),  # 999 empty fields: within the limit
+        ("GET", "/api/features/?search=%FF", 400, "search"),
+        ("GET", "/api/features/?search=caf%E9", 400, "search"),  # Latin-1, not UTF-8
+        ("GET", "/api/features/?x%C0%AF=1", 400, "x\\xc0\\xaf"),  # an overlong "/"
+        ("GET", "/api/features/?search=%C3%A9t%C3%A9", 200, None),
+        ("POST", "/api/features/?" + "&" * 1000, 400, "query string"),
     ],
 }
 

@@ -515,3 +515,92 @@ def test_credits_and_profiles_are_links_by_role_not_documentation():
         "issue tracker": "issue",
         "somebody": "profile",
     }
+
+
+# --- rules learned from curating the 1.5-2.1 posts (issue 21) --------------------------------
+
+
+def test_a_now_stable_tag_is_the_stage_and_its_sub_headings_are_parts():
+    post = parse_file(SAMPLES_DIR / "now-tags.md")
+    features = {feature.title: feature for feature in post.features}
+    remote = features["Remote execution APIs"]
+    assert (remote.stability, remote.stage_source) == ("stable", "tag")
+    assert "https://example.org/docs/remote-grad.html" in [link.url for link in remote.links]
+    assert not {"Remote calls", "Remote gradients", "Remote optimizer"} & set(features)
+
+
+def test_untagged_bold_bullets_under_a_tagged_heading_are_its_parts():
+    post = parse_file(SAMPLES_DIR / "now-tags.md")
+    titles = [feature.title for feature in post.features]
+    assert not {"Memory timeline", "Kernel table", "Stream lanes"} & set(titles)
+    viewer = next(f for f in post.features if f.title == "Trace viewer")
+    assert len(viewer.links) == 2
+
+
+def test_deprecations_and_untagged_top_level_sections_are_features():
+    post = parse_file(SAMPLES_DIR / "now-tags.md")
+    features = {feature.title: feature for feature in post.features}
+    assert features["Python 3.9 no longer supported"].stability is None
+    # A heading partly made of a link keeps the link's words in its title and the link.
+    cuda = features["Deprecation of CUDA 12.0 and of old drivers"]
+    assert [link.url for link in cuda.links] == [
+        "https://example.org/blog/cuda-12-0-deprecation",
+        "https://example.org/support-matrix",
+    ]
+    assert post.skipped_sections == []
+
+
+def test_a_bare_group_heading_over_tagged_features_is_an_area():
+    post = parse_file(SAMPLES_DIR / "groups-and-bold-names.md")
+    features = {feature.title: feature for feature in post.features}
+    assert "Data loading" not in features
+    assert features["Resumable loader"].area == features["Cloud readers"].area == "Data loading"
+    # A heading with prose of its own is a feature, and its untagged sub-heading a part.
+    assert "Graphwise" in features and "Sparse batching" not in features
+
+
+def test_untagged_bold_paragraphs_name_features_once_the_post_writes_them_so():
+    post = parse_file(SAMPLES_DIR / "groups-and-bold-names.md")
+    improvements = [f.title for f in post.features if f.area == "Performance Improvements"]
+    assert improvements == ["Wider vector kernels", "Faster half-precision reductions"]
+    # Nor before the first tagged one, nor a caption or a label.
+    assert "Table: speedups by model" not in [f.title for f in post.features]
+    before = features(
+        """
+        ## Tools
+
+        **Handy scripts**
+
+        Scripts for common chores.
+
+        ### [Beta] Real feature
+
+        Text.
+        """
+    )
+    assert [f.title for f in before] == ["Real feature"]
+
+
+def test_a_table_cell_names_a_feature_whose_words_run_together():
+    post = parse_file(SAMPLES_DIR / "groups-and-bold-names.md")
+    titles = [feature.title for feature in post.features]
+    assert "Quick Attention" not in titles and "QuickAttention API" in titles
+
+
+def test_the_report_lists_what_the_parser_missed_on_request(tmp_path, capsys):
+    """`--details` names each missed feature, stage, link URL and claim under its post."""
+    from releases.importing.accuracy import main
+
+    (tmp_path / "post.md").write_text((SAMPLES_DIR / "now-tags.md").read_text())
+    key = json.loads((SAMPLES_DIR / "now-tags.expected.json").read_text())
+    key["features"].append({"title": "Never announced", "stability": "beta", "links": []})
+    key["features"][1]["links"].append("https://example.org/nowhere")
+    key["claims"].append({"subject": "Imaginary widget", "stability": "stable"})
+    (tmp_path / "post.expected.json").write_text(json.dumps(key))
+    assert main([str(tmp_path), "--details"]) == 0
+    out = capsys.readouterr().out
+    assert "missed: Never announced (beta)" in out
+    assert "link: Trace viewer: https://example.org/nowhere" in out
+    assert "claim: Imaginary widget (stable)" in out
+    assert main([str(tmp_path)]) == 0
+    assert "missed:" not in capsys.readouterr().out

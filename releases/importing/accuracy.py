@@ -81,8 +81,12 @@ class Score:
         return self.ratio(self.claims_found, self.claims)
 
 
-def score_post(post_path, expected):
-    """(Score, invented titles, error) of one post against its key."""
+def score_post(post_path, expected, misses=None):
+    """
+    (Score, invented titles, error) of one post against its key. Given a list as ``misses``,
+    adds to it what the key holds and the parser did not find: features, link URLs, claims.
+    """
+    misses = [] if misses is None else misses
     try:
         parsed = parse_file(post_path)
     except PostError as error:
@@ -98,12 +102,20 @@ def score_post(post_path, expected):
         result.missing += len(item.get("missing", []))
         same = extracted.get(title_key(item["title"]))
         if not same:
+            misses.append(f"missed: {item['title']} ({item['stability']})")
             continue
         feature = same.pop(0)
         result.found += 1
         result.right_stability += (feature.stability or None) == item["stability"]
+        if (feature.stability or None) != item["stability"]:
+            misses.append(
+                f"stage: {item['title']} is {item['stability']}, read as {feature.stability}"
+            )
         urls = {link.url for link in feature.links if link.url}
         result.links_found += len(urls & set(item.get("links", [])))
+        misses += [
+            f"link: {item['title']}: {url}" for url in item.get("links", []) if url not in urls
+        ]
         labels = {link.label.lower() for link in feature.links if not link.url}
         result.missing_found += len(labels & {label.lower() for label in item.get("missing", [])})
     invented = sorted(feature.title for same in extracted.values() for feature in same)
@@ -124,6 +136,8 @@ def score_post(post_path, expected):
         if match is not None:
             unmatched.remove(match)
             result.claims_found += 1
+        else:
+            misses.append(f"claim: {item['subject']} ({item['stability']})")
     return result, invented, None
 
 
@@ -140,14 +154,15 @@ def pairs(folder, posts):
             yield key["post"], Path(posts) / key["post"], key
 
 
-def report(folder, posts=None):
+def report(folder, posts=None, details=False):
     header = (
         f"{'post':44} {'features':>9} {'prec':>5} {'F1':>5} {'stability':>9} {'links':>9} "
         f"{'missing':>7} {'claims':>7}"
     )
     lines, total = [header], Score()
     for name, post_path, key in pairs(folder, posts):
-        result, invented, error = score_post(post_path, key)
+        misses = []
+        result, invented, error = score_post(post_path, key, misses)
         total += result
         lines.append(
             f"{name[:44]:44} {result.found:>4}/{result.features:<4} "
@@ -160,6 +175,8 @@ def report(folder, posts=None):
         if error:
             lines.append(f"    not imported: {error}")
         lines += [f"    invented: {title}" for title in invented]
+        if details:
+            lines += [f"    {miss}" for miss in misses]
     lines.append(
         f"total: features F1 {total.feature_f1:.3f} (recall {total.feature_recall:.3f}, "
         f"precision {total.feature_precision:.3f}), stability {total.stability_accuracy:.3f}, "
@@ -177,10 +194,16 @@ def main(argv=None):
     )
     parser.add_argument("keys", help="a folder of sample posts with keys, or of answer keys")
     parser.add_argument("--posts", help="the folder the keys' posts are in (the blog's _posts)")
+    parser.add_argument(
+        "--details",
+        action="store_true",
+        help="also list what each key holds that the parser missed: features, stages, "
+        "link URLs and claims",
+    )
     args = parser.parse_args(argv)
     if args.posts is not None and not Path(args.posts).is_dir():
         parser.error(f"--posts {args.posts}: not a folder")
-    _, lines = report(args.keys, args.posts)
+    _, lines = report(args.keys, args.posts, details=args.details)
     print("\n".join(lines))
     return 0
 

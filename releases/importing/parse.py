@@ -49,17 +49,22 @@ STABILITY_WORDS = {
     "experimental": "beta",  # renamed to Beta when PyTorch classified features in 2020
 }
 _STABILITY = r"(?P<stability>stable|beta|prototype|experimental)"
+# "(Now Stable)" and "[Now in Beta]" tag a heading as "(Stable)" and "[Beta]" do.
+_NOW = r"(?:now\s+(?:in\s+)?)?"
 TAG_PREFIX_RE = re.compile(
-    rf"^\s*[\[(]\s*{_STABILITY}(?:\s+features?)?\s*[\])]\s*[:\-–—]?\s*(?P<rest>.*)$", re.I
+    rf"^\s*[\[(]\s*{_NOW}{_STABILITY}(?:\s+features?)?\s*[\])]\s*[:\-–—]?\s*(?P<rest>.*)$", re.I
 )
-TAG_SUFFIX_RE = re.compile(rf"^(?P<rest>.*?)\s*[\[(]\s*{_STABILITY}\s*[\])]\s*[.:]?\s*$", re.I)
+TAG_SUFFIX_RE = re.compile(
+    rf"^(?P<rest>.*?)\s*[\[(]\s*{_NOW}{_STABILITY}\s*[\])]\s*[.:]?\s*$", re.I
+)
 STABILITY_SECTION_RE = re.compile(rf"\b{_STABILITY}\s+(features?|apis?|updates?)\b", re.I)
 
-# Sections that are never features: events, community news, sign-offs.
+# Sections that are never features: events, community news, sign-offs. (A deprecation is
+# announced like a feature: "Deprecation of CUDA 10.2" is one.)
 NON_FEATURE_RE = re.compile(
     r"hackathon|challenge|developer day|ecosystem day|summit|conference|\bevents?\b|meetup|"
     r"webinar|workshop|\bcommunity\b|thank|cheers|acknowledg|follow us|stay connected|"
-    r"get involved|join us|what'?s next|deprecat|getting started|next steps|conclusion",
+    r"get involved|join us|what'?s next|getting started|next steps|conclusion",
     re.I,
 )
 # "Introducing X", "Announcing X", "Feature: X": the feature is X.
@@ -73,6 +78,9 @@ TITLE_VERSION_RE = re.compile(
 )
 # Jekyll's post names: YYYY-M-D-slug.md, with or without zero padding.
 FILENAME_DATE_RE = re.compile(r"(?:^|/)([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})-[^/]*$")
+# The blog's Jekyll permalinks: a post "2022-6-28-pytorch-1.12-released.md" is published at
+# /blog/pytorch-1.12-released/ unless its front matter names another URL.
+JEKYLL_POST_RE = re.compile(r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}-(?P<title>.+)\.(?:md|markdown)$")
 # Front-matter dates as Jekyll takes them: a day, optionally a time and a zone.
 DATE_RE = re.compile(
     r"^(?P<year>[0-9]{4})-(?P<month>[0-9]{1,2})-(?P<day>[0-9]{1,2})"
@@ -179,6 +187,8 @@ class ParsedFeature:
     links: list[ParsedLink] = field(default_factory=list)
     # Links the catalog will not store, each with why: (line, label, reason).
     left_out: list[tuple[int, str, str]] = field(default_factory=list)
+    # The heading of the section it is listed under (provenance); "" outside any section.
+    section: str = ""
 
 
 @dataclass
@@ -190,6 +200,7 @@ class ParsedClaim:
     phrase: str  # the words that state it, e.g. "graduates to beta"
     line: int
     feature: str | None  # the slug of the post's feature it names, if it names one
+    section: str = ""  # the heading the sentence is under (provenance); "" before any
 
 
 @dataclass
@@ -205,6 +216,10 @@ class ParsedPost:
     features: list[ParsedFeature]
     skipped_sections: list[str]
     claims: list[ParsedClaim] = field(default_factory=list)
+    file_name: str = ""  # the post's file name, without its folder (provenance)
+    # Where the post is published: its permalink, else the URL the blog's Jekyll gives its
+    # file name (provenance); "" when neither says.
+    post_url: str = ""
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -346,6 +361,13 @@ class Heading:
     level: int
     text: str
     line: int
+    token: object = None  # the inline token, whose links are the feature's
+
+    def as_block(self):
+        """The heading's text as a block, for the links it holds ("### [X](url) for Y")."""
+        if self.token is None or not any(t.type == "link_open" for t in self.token.children or ()):
+            return None
+        return Block("inline", self.line, token=self.token)
 
 
 @dataclass
@@ -424,7 +446,7 @@ def to_blocks(body, first_line):
         elif token.type == "heading_open":
             heading_level = int(token.tag[1])
         elif token.type == "inline" and heading_level is not None:
-            items.append(Heading(heading_level, inline_text(token.children), line))
+            items.append(Heading(heading_level, inline_text(token.children), line, token))
             heading_level = None
         elif token.type == "inline":
             in_cell = tokens[index - 1].type in {"th_open", "td_open"}
@@ -483,11 +505,16 @@ def mark_bold_lists(items):
 
 
 def promote_bold_headings(items):
-    """Bold-only paragraphs that label a feature or a stability level act as headings."""
+    """
+    Bold-only paragraphs that label a feature or a stability level act as headings. Once a
+    post has written a tagged feature heading as a bold paragraph, an untagged one followed by
+    prose is a feature heading too ("**Faster kernels**" under "## Performance").
+    """
     result = []
     real_level = 0
     stability_section_level = None
-    for item in items:
+    bold_features = False
+    for index, item in enumerate(items):
         if isinstance(item, Heading):
             real_level = item.level
             stability_section_level = None
@@ -498,17 +525,35 @@ def promote_bold_headings(items):
             title, tag = split_stability(text)
             if tag is None and stability_of_section(text) and len(text) <= 60:
                 stability_section_level = real_level + 1
-                result.append(Heading(real_level + 1, text, item.line))
+                result.append(Heading(real_level + 1, text, item.line, item.token))
                 continue
             is_labelled = tag is not None or (
                 stability_section_level is not None and not text.rstrip().endswith(":")
             )
+            if tag is None and bold_features and is_bold_feature_name(text, items[index + 1 :]):
+                is_labelled = True
+            bold_features = bold_features or (tag is not None and bool(title))
             if is_labelled and title:
                 base = stability_section_level or real_level
-                result.append(Heading(base + 1, text, item.line))
+                result.append(Heading(base + 1, text, item.line, item.token))
                 continue
         result.append(item)
     return result
+
+
+def is_bold_feature_name(text, following):
+    """An untagged bold paragraph names a feature if prose, not a list, follows it."""
+    if len(text) > 100 or text.rstrip().endswith(":") or is_link_label(text):
+        return False
+    if re.match(r"(?:table|figure|fig\.|note|image|source)\b", text, re.I):
+        return False
+    after = next(iter(following), None)
+    return (
+        isinstance(after, Block)
+        and after.kind == "inline"
+        and after.list_id is None
+        and not after.is_bold_heading
+    )
 
 
 def build_tree(items):
@@ -904,6 +949,7 @@ class _Collector:
         self.features = []
         self.skipped = []
         self.owner = {}  # id(block) -> the feature whose text it is
+        self.section = ""  # the heading of the section being read: a feature's provenance
 
     def add(self, title, stability, area, blocks, line, source=""):
         links, left_out = [], []
@@ -926,6 +972,7 @@ class _Collector:
                 line=line,
                 links=links,
                 left_out=left_out,
+                section=self.section,
             )
         )
 
@@ -943,7 +990,9 @@ class _Collector:
         section_stability = stability_of_section(title) if tag is None else None
         stability = tag or section_stability or default_stability
         inline, _ = split_inline_features(section.blocks, stability)
-        introduces_a_list = any(blocks[0].list_id for *_, blocks in inline)
+        introduces_a_list = any(
+            blocks[0].list_id and (tag is None or source == TAG) for _, _, source, blocks in inline
+        )
         if tag is not None and not introduces_a_list:
             self.add_heading_feature(section, title, tag, area, default_stability, top_level)
             return
@@ -953,14 +1002,17 @@ class _Collector:
             # are their parts. Above that level, a heading with sub-headings groups features.
             # In a post without tags, a section that ends at that level is a feature too,
             # even at the top ("## NNAPI support" in a post of one heading level).
+            # So is an untagged top-level section with nothing below it in a post that tags
+            # its top-level headings ("## Python 2 no longer supported" after "## X (Beta)").
             leaf_feature = (
-                self.level_from_leaves
+                (self.level_from_leaves or self.feature_level == top_level)
                 and not section.children
                 and self.at_feature_level(heading.level)
             )
             is_area = not leaf_feature and (
                 heading.level <= top_level
                 or (bool(section.children) and not self.at_feature_level(heading.level))
+                or self.only_groups(section, default_stability)
             )
             if is_area and self.introduces_one_thing(section, stability, introduces_a_list):
                 is_area = False
@@ -975,21 +1027,29 @@ class _Collector:
                 area = title
         # A container: an area, a stability section, or a tagged heading over a list of
         # bold feature items; what it holds are the features.
+        outer, self.section = self.section, heading.text
         self.add_inline(section.blocks, area, stability)
         for child in section.children:
             self.visit(child, area, stability, top_level)
+        self.section = outer
 
     def add_table_only(self, blocks):
         """
         Features the opening's summary table lists that no section of the post describes
-        (a cell sharing no distinctive word with any feature found): each with its column's
-        stage, and whatever link its cell has.
+        (a cell sharing no distinctive word with any feature found, nor naming one with its
+        words run together: "Better Transformer" is "BetterTransformer API"): each with its
+        column's stage, and whatever link its cell has.
         """
         described = [distinctive_words(feature.title) for feature in self.features]
+        run_together = [compact(feature.title) for feature in self.features]
         for block in blocks:
             for title, stability, hrefs in summary_table(block):
                 words = distinctive_words(title)
                 if not words or any(words & other for other in described):
+                    continue
+                if len(compact(title)) >= 6 and any(
+                    compact(title) in other for other in run_together
+                ):
                     continue
                 described.append(words)
                 links = []
@@ -1010,6 +1070,21 @@ class _Collector:
                         links=links,
                     )
                 )
+
+    def only_groups(self, section, default_stability):
+        """
+        A heading with no text of its own over sub-headings that announce tagged features
+        ("### TorchData" over "#### (Beta) S3 DataPipes") names a group, not a feature: its
+        untagged sub-headings are features too. A heading with prose of its own before its
+        sub-headings is a feature, and its untagged sub-headings are its parts.
+        """
+        if not section.children or any(
+            block.kind == "inline" and inline_text(block.token.children) for block in section.blocks
+        ):
+            return False
+        return any(
+            holds_features(child, default_stability, tagged_only=True) for child in section.children
+        )
 
     def at_feature_level(self, level):
         return self.feature_level is not None and level >= self.feature_level
@@ -1042,16 +1117,22 @@ class _Collector:
 
     def add_heading_feature(self, section, title, stability, area, default_stability, top_level):
         """A heading that names one feature. Sub-sections and bold paragraphs that announce
-        features of their own (posts mix heading levels) are its siblings, not its text."""
+        features of their own (posts mix heading levels) are its siblings, not its text.
+        Under a tagged heading, only tagged bold items are features of their own: untagged
+        ones ("* **Memory view**: ...") name the feature's parts."""
+        tagged = split_stability(section.heading.text)[1] is not None
         first_inline = next(
             (
                 index
                 for index, block in enumerate(section.blocks)
-                if inline_feature_start(block, default_stability) is not None
+                if (start := inline_feature_start(block, default_stability)) is not None
+                and (not tagged or start[2] == TAG)
             ),
             len(section.blocks),
         )
-        own = list(section.blocks[:first_inline])
+        heading_block = section.heading.as_block()
+        own = [heading_block] if heading_block else []
+        own += section.blocks[:first_inline]
         separate = []
         for child in section.children:
             part = self.at_feature_level(section.level) and child.level > section.level
@@ -1059,12 +1140,13 @@ class _Collector:
                 separate.append(child)
             else:
                 own.extend(child.subtree_blocks())
-        tagged = split_stability(section.heading.text)[1] is not None
         title = INTRODUCING_RE.sub("", title) or title
         self.add(title, stability, area, own, section.heading.line, TAG if tagged else SECTION)
+        outer, self.section = self.section, section.heading.text
         self.add_inline(section.blocks[first_inline:], area, default_stability)
         for child in separate:
             self.visit(child, area, default_stability, top_level)
+        self.section = outer
 
 
 def holds_features(section, default_stability, tagged_only=False):
@@ -1093,6 +1175,12 @@ COMMON_WORDS = {
     "available", "through", "added", "support", "supports", "performance", "feature", "using",
     "backend", "faster", "better", "release",
 }  # fmt: skip
+
+
+def compact(title):
+    """A name's letters and digits run together, lower case: "Better Transformer" ->
+    "bettertransformer"."""
+    return re.sub(r"[^a-z0-9]+", "", title.lower())
 
 
 def distinctive_words(title):
@@ -1247,8 +1335,19 @@ def parse_post(text, filename="", version=None, base_url=DEFAULT_BASE_URL):
         contributor_count=facts["contributor_count"],
         features=collector.features,
         skipped_sections=collector.skipped,
-        claims=stage_claims(blocks, collector),
+        claims=stage_claims(blocks, collector, opening=tree.blocks, headings=headings),
+        file_name=os.path.basename(str(filename or "")),
+        post_url=(resolve_url(permalink, base_url) if permalink else "")
+        or url_of_file(filename, base_url),
     )
+
+
+def url_of_file(filename, base_url=DEFAULT_BASE_URL):
+    """The URL the blog publishes a dated post file at; "" for a file name without a date."""
+    match = JEKYLL_POST_RE.match(os.path.basename(str(filename or "")))
+    if match is None:
+        return ""
+    return f"{base_url.rstrip('/')}/blog/{match['title']}/"
 
 
 def text_with_lines(block):
@@ -1275,9 +1374,20 @@ def text_with_lines(block):
 CLAIM_MATCH = 0.5
 
 
-def stage_claims(blocks, collector):
-    """Every stage claim in the post's prose, each with the post's feature it names, if any."""
+def section_of(line, headings):
+    """The text of the last heading at or above ``line``: the section it is in, or ""."""
+    above = [heading for heading in headings if heading.line <= line]
+    return above[-1].text if above else ""
+
+
+def stage_claims(blocks, collector, opening=(), headings=()):
+    """
+    Every stage claim in the post's prose, each with the post's feature it names, if any.
+    In the opening (``opening``, its blocks before the first heading), a highlight tagged with
+    a stage ("* (Beta) Support for X") claims X's stage too.
+    """
     features = collector.features
+    opening = {id(block) for block in opening}
     result = []
     for block in blocks:
         if block.kind != "inline":
@@ -1285,7 +1395,11 @@ def stage_claims(blocks, collector):
         own_index = collector.owner.get(id(block))
         own = features[own_index] if own_index is not None else None
         text, line_at = text_with_lines(block)
-        for claim in claims.find_claims(text, line_at):
+        found = claims.find_claims(text, line_at)
+        if id(block) in opening and block.list_id is not None and not opens_in_bold(block):
+            highlight = claims.tagged_item(text, block.line)
+            found = [highlight, *found] if highlight else found
+        for claim in found:
             if (
                 own is not None
                 and own.stability is None
@@ -1316,6 +1430,7 @@ def stage_claims(blocks, collector):
                     phrase=claim.phrase[:100],
                     line=claim.line,
                     feature=named.slug if named is not None else None,
+                    section=section_of(claim.line, headings),
                 )
             )
     return result

@@ -34,6 +34,9 @@ from ..stages import TrackNames
 from .areas import AreaResolver
 
 TRACKED_FIELDS = ("title", "stability", "stage_source", "area", "position")
+# Where each fact was read (provenance): the importer's own, refreshed on every import.
+SOURCE_FIELDS = ("source_post", "source_url", "source_section", "source_line")
+CLAIM_SOURCE_FIELDS = ("source_post", "source_url", "source_section")
 RELEASE_FIELDS = (
     "title",
     "release_date",
@@ -75,6 +78,7 @@ class ImportReport:
     claims: int = 0  # stage claims in the post's prose
     claims_created: list = field(default_factory=list)
     claims_to_review: int = 0  # of those created, the ones an editor must decide
+    sources_recorded: int = 0  # features, links and claims whose provenance was (re)written
 
     @property
     def changed_anything(self):
@@ -85,6 +89,7 @@ class ImportReport:
             or self.updated
             or self.links_created
             or self.claims_created
+            or self.sources_recorded
         )
 
     @property
@@ -121,6 +126,11 @@ class ImportReport:
             f"Links: {self.links} in the post, {self.links_created} created, "
             f"{self.missing_links} missing (no URL yet)",
         ]
+        if self.sources_recorded:
+            lines.append(
+                f"Sources recorded (post, section, line): {self.sources_recorded} features, "
+                "links or claims already held"
+            )
         lines += [f"  + {item}" for item in self.created]
         lines += [f"  ~ {item}" for item in self.updated]
         if self.claims:
@@ -209,6 +219,7 @@ class Plan:
         report = self.report = ImportReport(version=parsed.version)
         self.areas = AreaResolver()
         self.new_features, self.new_links, self.changed_features = [], [], []
+        self.changed_links, self.changed_claims = [], []
         self.new_tracks = []
         self.taken_track_slugs = set(Track.objects.values_list("slug", flat=True))
 
@@ -243,6 +254,10 @@ class Plan:
             report.dated = release.release_date
         report.published = release.is_published
         validate(release, 1)
+        self.post = {
+            "source_post": parsed.file_name[:255],
+            "source_url": (parsed.post_url or release.announcement_url)[:500],
+        }
 
         if len(parsed.features) > MAX_POSITION:
             raise ImportProblem(
@@ -290,6 +305,7 @@ class Plan:
             position=values["position"],
             imported_values=values,
             needs_approval=pending,
+            **self.source_of(parsed_feature),
         )
         validate(feature, parsed_feature.line, exclude=["release", "area", "track"])
         feature.track = self.plan_track(feature)
@@ -323,6 +339,7 @@ class Plan:
             "position": feature.position,
         }
         previous = feature.imported_values or {}
+        sourced = self.record_source(feature, self.source_of(parsed_feature))
         changed = []
         for name in TRACKED_FIELDS:
             if current[name] == post[name]:
@@ -338,7 +355,7 @@ class Plan:
                 feature.area = area
             else:
                 setattr(feature, name, post[name])
-        if changed or previous != post:
+        if changed or previous != post or sourced:
             feature.imported_values = post
             validate(feature, parsed_feature.line, exclude=["release", "area", "track"])
             self.changed_features.append(feature)
@@ -346,6 +363,22 @@ class Plan:
             self.report.updated.append(f"{feature.slug}: {', '.join(changed)}")
         else:
             self.report.unchanged.append(feature.slug)
+
+    def source_of(self, parsed_feature):
+        return {
+            **self.post,
+            "source_section": parsed_feature.section[:200],
+            "source_line": parsed_feature.line,
+        }
+
+    def record_source(self, obj, source):
+        """Set ``obj``'s provenance to ``source``; True if that changed it."""
+        if all(getattr(obj, name) == value for name, value in source.items()):
+            return False
+        for name, value in source.items():
+            setattr(obj, name, value)
+        self.report.sources_recorded += 1
+        return True
 
     def plan_links(self, feature, parsed_feature, current_links):
         """Add the post's links the feature lacks; never alter or remove what is there."""
@@ -358,9 +391,11 @@ class Plan:
             self.report.links += 1
             self.report.missing_links += parsed_link.is_missing
             if parsed_link.url and parsed_link.url in by_url:
+                self.source_link(by_url[parsed_link.url], parsed_link)
                 continue
             if parsed_link.is_missing and parsed_link.label.lower() in by_label:
                 filled = by_label[parsed_link.label.lower()]
+                self.source_link(filled, parsed_link)
                 if filled.url:
                     self.report.kept.append(
                         f"{feature.slug}: link '{filled.label}' filled in by an editor "
@@ -374,6 +409,7 @@ class Plan:
                 label=parsed_link.label[:200],
                 url=parsed_link.url,
                 position=position,
+                source_line=parsed_link.line,
             )
             validate(link, parsed_link.line, exclude=["feature"])
             if link.url:
@@ -381,6 +417,14 @@ class Plan:
             by_label[link.label.lower()] = link
             self.new_links.append(link)
             self.report.links_created += 1
+
+    def source_link(self, link, parsed_link):
+        """An existing link the post gives: its line, if the importer has not recorded it yet
+        (the first mention, when the post gives one URL twice)."""
+        if link.pk is None or link in self.changed_links:
+            return
+        if self.record_source(link, {"source_line": parsed_link.line}):
+            self.changed_links.append(link)
 
     def plan_claims(self, others):
         """
@@ -395,9 +439,9 @@ class Plan:
         self.new_claims = []
         if not claims:
             return
-        held = set()
+        held = {}
         if self.release.pk:
-            held = set(self.release.stage_claims.values_list("line", "subject"))
+            held = {(claim.line, claim.subject): claim for claim in self.release.stage_claims.all()}
         by_slug = self.features_by_slug
         by_track = {
             feature.track_id: feature
@@ -407,9 +451,13 @@ class Plan:
         tracks = None
         for parsed_claim in claims:
             subject = parsed_claim.subject[:200]
+            source = {**self.post, "source_section": parsed_claim.section[:200]}
             if (parsed_claim.line, subject) in held:
+                claim = held[(parsed_claim.line, subject)]
+                if claim is not None and self.record_source(claim, source):
+                    self.changed_claims.append(claim)
                 continue
-            held.add((parsed_claim.line, subject))
+            held[(parsed_claim.line, subject)] = None
             feature = by_slug.get(parsed_claim.feature)
             track_id = None
             if feature is None:
@@ -430,6 +478,7 @@ class Plan:
                 feature=feature,
                 track_id=track_id,
                 status=ClaimStatus.ACCEPTED if confirms else ClaimStatus.PENDING,
+                **source,
             )
             validate(claim, parsed_claim.line, exclude=["release", "feature", "track"])
             self.new_claims.append(claim)
@@ -448,15 +497,47 @@ class Plan:
                 f"line {parsed_claim.line}: '{subject}' {parsed_claim.stability} "
                 f"({target}; {verdict})"
             )
+        self.source_claimed(others, [claim for claim in held.values() if claim is not None])
+
+    def source_claimed(self, others, claims):
+        """
+        A feature an accepted claim added (the post lists no such feature) was read from the
+        claim's sentence: its provenance is the claim's.
+        """
+        for feature in others.values():
+            if feature.stage_source != StageSource.CLAIM:
+                continue
+            accepted = [
+                claim
+                for claim in claims
+                if claim.feature_id == feature.pk and claim.status == ClaimStatus.ACCEPTED
+            ]
+            if not accepted:
+                continue
+            claim = min(accepted, key=lambda claim: claim.line)
+            source = {name: getattr(claim, name) for name in CLAIM_SOURCE_FIELDS}
+            if self.record_source(feature, {**source, "source_line": claim.line}):
+                self.changed_features.append(feature)
 
     def apply(self, source=""):
         """Write the plan in one short transaction; re-plan first if the catalog moved."""
-        if not self.report.changed_anything and not self.changed_features:
+        if not (
+            self.report.changed_anything
+            or self.changed_features
+            or self.changed_links
+            or self.changed_claims
+        ):
             return
-        with changes.acting_as(f"import_post {source}".strip()), transaction.atomic():
-            if fingerprint(self.release) != self.fingerprint:
-                self.make()  # an editor saved in between: plan again, inside the lock
-            self.write()
+        try:
+            with changes.acting_as(f"import_post {source}".strip()), transaction.atomic():
+                if fingerprint(self.release) != self.fingerprint:
+                    self.make()  # an editor saved in between: plan again, inside the lock
+                self.write()  # each row written is checked at the version it was read at
+        except changes.StaleEdit as stale:
+            raise ImportProblem(
+                f"an editor changed {stale.model._meta.verbose_name} {stale.pk} during the "
+                "import, which wrote nothing: import the post again"
+            ) from None
 
     def write(self):
         release = self.release
@@ -470,9 +551,21 @@ class Plan:
         if self.changed_features:
             Feature.objects.bulk_update(
                 self.changed_features,
-                ["title", "stability", "stage_source", "area", "position", "imported_values"],
+                [
+                    "title",
+                    "stability",
+                    "stage_source",
+                    "area",
+                    "position",
+                    "imported_values",
+                    *SOURCE_FIELDS,
+                ],
             )
         Link.objects.bulk_create(self.new_links)
+        if self.changed_links:
+            Link.objects.bulk_update(self.changed_links, ["source_line"])
+        if self.changed_claims:
+            StageClaim.objects.bulk_update(self.changed_claims, CLAIM_SOURCE_FIELDS)
         for claim in self.new_claims:
             if claim.feature is not None and claim.track_id is None:
                 claim.track = claim.feature.track

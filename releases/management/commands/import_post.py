@@ -3,15 +3,21 @@ Turn a release announcement into a draft release for editors.
 
     python manage.py import_post PATH [--version V] [--date YYYY-MM-DD] [--dry-run] [--publish]
     python manage.py import_post PATH --dry-run --compare
+    python manage.py import_post FOLDER [--dry-run]
 
-Atomic (an error writes nothing) and idempotent (a second import changes nothing).
+Atomic (an error writes nothing) and idempotent (a second import changes nothing). Given a
+folder (a checkout of the blog's ``_posts``), it imports every post that announces a release
+the catalog has never held, in version order, as drafts — each in its own transaction — and
+ends with a table: a row per post.
 """
 
 import argparse
 import datetime as dt
+from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from releases.importing.folder import release_posts
 from releases.importing.parse import PostError, parse_file
 from releases.importing.sync import ImportProblem, compare, find_release, import_post, preview
 
@@ -33,7 +39,11 @@ class Command(BaseCommand):
         return super().create_parser(prog_name, subcommand, conflict_handler="resolve", **kwargs)
 
     def add_arguments(self, parser):
-        parser.add_argument("path", help="The post: a markdown file with Jekyll front matter.")
+        parser.add_argument(
+            "path",
+            help="The post: a markdown file with Jekyll front matter; or a folder of posts, "
+            "whose release announcements are imported as drafts in version order.",
+        )
         parser.add_argument(
             "--version", dest="release_version", help="Override the version read from the title."
         )
@@ -58,6 +68,13 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, path, release_version, date, dry_run, publish, compare, **options):
+        if Path(path).is_dir():
+            if release_version or date or publish or compare:
+                raise CommandError(
+                    f"{path}: a folder is imported as drafts, each post with its own version "
+                    "and date: --version, --date, --publish and --compare take one post"
+                )
+            return self.import_folder(path, dry_run)
         try:
             parsed = parse_file(path, version=release_version)
         except PostError as error:
@@ -108,6 +125,60 @@ class Command(BaseCommand):
                 f"({len(parsed.features)} features, {links} links)"
             )
         )
+
+    def import_folder(self, folder, dry_run):
+        """Every release post of ``folder`` the catalog never held, oldest version first."""
+        from rich.console import Console
+        from rich.progress import track
+        from rich.table import Table
+
+        from releases.models import Release
+
+        console = Console(file=self.stdout, highlight=False)
+        posts = release_posts(folder)
+        table = Table("post", "version", "features", "claims", "missing links", "warnings")
+        imported = 0
+        for post in track(posts, description="Importing", console=console):
+            name = post.path.name
+            if post.error:
+                table.add_row(name, "", "", "", "", post.error)
+                continue
+            if post.skipped:
+                continue  # not a release announcement: counted below, not listed
+            version = post.parsed.version
+            if (
+                Release.objects.of_version(version).exists()
+                or Release.history.filter(version=version).exists()
+            ):
+                table.add_row(name, version, "", "", "", "skipped: already in the catalog")
+                continue
+            try:
+                report = import_post(post.parsed, dry_run=dry_run, source=str(post.path))
+            except ImportProblem as error:
+                table.add_row(
+                    name, version, "", "", "", self.where(post.path, error.line, error.message)
+                )
+                continue
+            imported += 1
+            warnings = [f"link left out: {item}" for item in report.left_out]
+            warnings += [f"new area: {area}" for area in report.new_areas]
+            table.add_row(
+                name,
+                version,
+                str(len(report.created) + len(report.updated) + len(report.unchanged)),
+                str(report.claims),
+                str(report.missing_links),
+                "; ".join(warnings),
+            )
+        console.print(table)
+        others = sum(1 for post in posts if post.skipped)
+        verb = "would import" if dry_run else "imported"
+        self.stdout.write(
+            f"{folder}: {verb} {imported} release post(s) as drafts; "
+            f"{others} post(s) announce no release."
+        )
+        if dry_run:
+            self.stdout.write(self.style.WARNING("Dry run: nothing was written."))
 
     @staticmethod
     def where(path, line, message):

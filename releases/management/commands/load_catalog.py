@@ -3,6 +3,7 @@ Fill the catalog from fixtures/ without ever undoing an editor's work.
 
     python manage.py load_catalog                     # what `make run` and `make serve` do
     python manage.py load_catalog --reset [--no-input]
+    python manage.py load_catalog --release 1.8 --release 1.9   # only these releases
 
 Into an empty catalog (one that has never held a release) it loads every fixture: areas.json,
 tracks.json, then each pytorch-<version>.json. Later runs add only whole releases the database
@@ -79,22 +80,38 @@ class Command(BaseCommand):
             "--no-input", action="store_false", dest="interactive", help="Do not ask."
         )
         parser.add_argument(
+            "--release",
+            dest="releases",
+            action="append",
+            default=[],
+            metavar="VERSION",
+            help="Load only this release (repeatable), with the areas and tracks it needs.",
+        )
+        parser.add_argument(
             "--if-empty",
             action="store_true",
             help="Kept for old scripts: loading never overwrites, so this changes nothing.",
         )
 
-    def handle(self, *args, reset, interactive, if_empty, **options):
+    def handle(self, *args, reset, interactive, if_empty, releases, **options):
         files = fixture_files()
         if not files:
             raise CommandError(f"no fixtures in {settings.BASE_DIR / 'fixtures'}")
+        if releases:
+            wanted = {f"pytorch-{version}.json" for version in releases}
+            unknown = wanted - {path.name for path in files}
+            if unknown:
+                raise CommandError(f"no such fixture: {', '.join(sorted(unknown))}")
+            files = [p for p in files if not p.name.startswith("pytorch-") or p.name in wanted]
         if reset and interactive and not self.confirm():
             raise CommandError("reset cancelled: nothing was changed")
         reason = "load_catalog --reset" if reset else "load_catalog"
         with changes.acting_as(reason), transaction.atomic():
             if reset:
                 self.clear()
-            fresh = reset or not (Release.objects.exists() or Release.history.exists())
+            fresh = not releases and (
+                reset or not (Release.objects.exists() or Release.history.exists())
+            )
             loaded = self.load_all(files) if fresh else self.load_new(files)
         if loaded:
             self.stdout.write(f"Loaded {loaded} object(s) from {settings.BASE_DIR / 'fixtures'}.")
@@ -142,10 +159,15 @@ class Command(BaseCommand):
                 wanted = []
             if "areas.json" in by_name:
                 area_items = read(by_name["areas.json"])
+                # The areas it needs, with their aliases (which name them in posts' headings).
                 needed = [
                     item
                     for item in area_items
-                    if item["model"] == "releases.area" and (item["fields"]["slug"],) in areas
+                    if (item["model"] == "releases.area" and (item["fields"]["slug"],) in areas)
+                    or (
+                        item["model"] == "releases.areaalias"
+                        and tuple(item["fields"]["area"]) in areas
+                    )
                 ]
                 count += self.load(by_name["areas.json"], needed)
             count += self.load(by_name.get("tracks.json", path), wanted)

@@ -1,0 +1,146 @@
+"""
+``manage.py check_links``: check the public catalog's links and record what was found.
+
+HEAD first (GET where a server refuses HEAD), redirects followed, one request at a time per
+host with a pause between them, a few hosts at a time, Retry-After respected; see
+releases/linkcheck.py. A link becomes broken (or unreachable) only after two failed checks at
+least a day apart. ``--stale-after`` and ``--limit`` let a timer spread the work over runs:
+the least recently checked links go first.
+"""
+
+import logging
+import re
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from releases import linkcheck, linkhealth, versions
+from releases.models import Release
+
+SECONDS_RE = re.compile(r"[0-9]{1,4}(\.[0-9]{1,3})?")
+WHOLE_NUMBER_RE = re.compile(r"[0-9]{1,9}")
+
+
+class Command(BaseCommand):
+    help = (
+        "Check the links of the public catalog (or of --release) and record each one's status: "
+        "ok, redirected, broken, unreachable."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--release",
+            action="append",
+            default=[],
+            metavar="VERSION",
+            help="Only the links of this published release (repeat for several).",
+        )
+        parser.add_argument(
+            "--stale-after",
+            metavar="AGE",
+            help="Only links not checked for this long: 90s, 30m, 12h, 7d.",
+        )
+        parser.add_argument(
+            "--limit", metavar="N", help="At most N links, the least recently checked first."
+        )
+        parser.add_argument(
+            "--concurrency", metavar="N", default="8", help="Requests at a time (8)."
+        )
+        parser.add_argument(
+            "--delay",
+            metavar="SECONDS",
+            default="1",
+            help="Pause between two requests to one host (1).",
+        )
+        parser.add_argument(
+            "--timeout", metavar="SECONDS", default="10", help="To connect, and per read (10)."
+        )
+        parser.add_argument(
+            "--max-retry-wait",
+            metavar="SECONDS",
+            default="60",
+            help="The longest Retry-After waited for; beyond it the link is checked next run.",
+        )
+        parser.add_argument(
+            "--allow-private-addresses",
+            action="store_true",
+            help="Also request loopback and private addresses (for a local test server).",
+        )
+
+    def handle(self, *args, **options):
+        if not settings.CATALOG_URL:
+            raise CommandError(
+                "Set CATALOG_URL to the catalog's public address: the User-Agent names it, so "
+                "that sites know whose requests they are."
+            )
+        releases = [self.published_version(value) for value in options["release"]]
+        stale_after = None
+        if options["stale_after"] is not None:
+            try:
+                stale_after = linkhealth.parse_age(options["stale_after"])
+            except ValueError as error:
+                raise CommandError(f"--stale-after: {error}") from None
+        limit = self.number("--limit", options["limit"]) if options["limit"] is not None else None
+        policy = linkcheck.Policy(
+            user_agent=linkcheck.user_agent(settings.CATALOG_URL),
+            timeout=self.seconds("--timeout", options["timeout"], minimum=0.001),
+            delay=self.seconds("--delay", options["delay"]),
+            concurrency=self.number("--concurrency", options["concurrency"]),
+            max_retry_wait=self.seconds("--max-retry-wait", options["max_retry_wait"]),
+            allow_private=options["allow_private_addresses"],
+        )
+        # httpx logs every request at INFO: a line per link is for -v 3, not for cron's mail.
+        verbosity = options["verbosity"]
+        logging.getLogger("httpx").setLevel(logging.INFO if verbosity >= 3 else logging.WARNING)
+        links = linkhealth.links_to_check(releases=releases, stale_after=stale_after, limit=limit)
+        if not links:
+            self.stdout.write("No links to check.")
+            return
+        report = linkhealth.check(links, policy)
+        self.summarize(report, options["verbosity"])
+
+    def summarize(self, report, verbosity):
+        from rich.console import Console
+        from rich.table import Table
+
+        console = Console(file=self.stdout, highlight=False, width=120)
+        table = Table("status", "links", title=f"Checked {len(report.rows)} link(s)")
+        for name, count in report.counts().items():
+            table.add_row(name, str(count))
+        console.print(table)
+        rows = report.rows if verbosity >= 2 else report.changed()
+        if rows:
+            details = Table("url", "was", "now", "HTTP", "detail")
+            for link, probe, before, after in rows:
+                details.add_row(
+                    link.url,
+                    before.status,
+                    after.status,
+                    str(probe.http_status or ""),
+                    probe.detail or probe.final_url,
+                )
+            console.print(details)
+
+    @staticmethod
+    def published_version(value):
+        try:
+            version = versions.normalize(value)
+        except versions.InvalidVersion as error:
+            raise CommandError(f"--release: {error}") from None
+        if not Release.objects.published().of_version(version).exists():
+            raise CommandError(f"--release: no published release {value}.")
+        return version
+
+    @staticmethod
+    def number(option, text):
+        if not WHOLE_NUMBER_RE.fullmatch(str(text)) or int(text) < 1:
+            raise CommandError(f"{option}: must be a whole number from 1; got {text!r}.")
+        return int(text)
+
+    @staticmethod
+    def seconds(option, text, minimum=0.0):
+        if not SECONDS_RE.fullmatch(str(text)) or float(text) < minimum:
+            raise CommandError(
+                f"{option}: must be a number of seconds, e.g. 1 or 0.5; got {text!r}."
+            )
+        return float(text)

@@ -1,0 +1,312 @@
+"""
+The public change log (``/api/changes/``): what a mirror replays to stay equal to the public
+catalog, and never a word of a draft.
+
+The write path (``changes.record``) calls ``follow()`` after every write, inside the writing
+transaction. ``follow()`` works out which objects' public state the write can have changed —
+the object itself, and what shows it or is shown through it (publishing a release reaches its
+features, links and claims; a feature reaches its track and area) — computes each one's public
+state now (its natural key and payload, or nothing where the ``published()`` rule of its
+QuerySet hides it) and compares it with the state the log last announced
+(``PublicObject``). Each difference is one entry (``PublicChange``):
+
+- public now, not before: *created* — publishing a release, approving a feature;
+- public before and now, with another key or payload: *updated*;
+- public before, not now: *deleted*, a tombstone — unpublishing, deleting.
+
+Entries of one write come deletions first (what refers to others first), then creations and
+updates (what others refer to first), so a mirror that applies them in order never holds a
+dangling reference. Writers take the log's head row for update, so entries are numbered in the
+order their transactions commit, and a cursor never skips an entry committed later.
+"""
+
+import base64
+import binascii
+import json
+from collections import defaultdict
+
+from django.apps import apps
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import transaction
+from django.utils import timezone
+
+# The log's types, in the order a mirror creates them: what others refer to first.
+TYPE_MODELS = {
+    "area": "Area",
+    "alias": "AreaAlias",
+    "track": "Track",
+    "release": "Release",
+    "feature": "Feature",
+    "link": "Link",
+    "claim": "StageClaim",
+}
+TYPES = list(TYPE_MODELS)
+TYPE_OF = {model_name: name for name, model_name in TYPE_MODELS.items()}
+CREATED, UPDATED, DELETED = "created", "updated", "deleted"
+BATCH = 500
+
+
+def catalog_model(name):
+    return apps.get_model("releases", TYPE_MODELS[name])
+
+
+def log_model(name):
+    return apps.get_model("releases", name)
+
+
+# --- what a write reaches --------------------------------------------------------------------
+
+
+def follow(writes, using, when):
+    """
+    After ``writes`` — (model, rows, before) each: the history records of what was written,
+    which keep the ids and references of deleted objects too, and the values the rows had
+    before an update — announce every change they made to the public catalog.
+    """
+    reached = defaultdict(set)
+    for model, rows, before in writes:
+        kind = TYPE_OF.get(model.__name__)
+        if kind is not None and rows:
+            reach(kind, rows, before or {}, reached, using)
+    if reached:
+        announce(reached, using, when)
+
+
+def reach(kind, rows, before, reached, using):
+    """Add to ``reached`` the ids whose public state a write of ``rows`` may change."""
+    ids = {row.id for row in rows}
+    reached[kind] |= ids
+
+    def values(attname):
+        """The values of ``attname`` in the rows, now and before the write."""
+        found = {getattr(row, attname) for row in rows}
+        found |= {before.get(row.id, {}).get(attname) for row in rows}
+        return found - {None}
+
+    def changed(*attnames):
+        """Rows whose write changed one of ``attnames`` (all rows of a creation or deletion)."""
+        return {
+            row.id
+            for row in rows
+            if row.id not in before
+            or any(before[row.id].get(a, getattr(row, a)) != getattr(row, a) for a in attnames)
+        }
+
+    def ids_of(name, **lookup):
+        manager = catalog_model(name)._base_manager.using(using)
+        return set(manager.filter(**lookup).values_list("pk", flat=True))
+
+    if kind == "release":
+        shown = changed("is_published", "version")
+        if shown:
+            features = ids_of("feature", release__in=shown)
+            reached["feature"] |= features
+            reached["link"] |= ids_of("link", feature__in=features)
+            reached["claim"] |= ids_of("claim", release__in=shown)
+            reached["track"] |= ids_of("track", features__in=features)
+            reached["area"] |= ids_of("area", features__in=features)
+    elif kind == "feature":
+        reached["link"] |= ids_of("link", feature__in=ids)
+        reached["track"] |= values("track_id")
+        reached["claim"] |= ids_of("claim", feature__in=ids)
+        reached["claim"] |= ids_of("claim", track__in=values("track_id"))
+        reached["area"] |= values("area_id")
+    elif kind == "track":
+        moved = changed("slug")
+        reached["feature"] |= ids_of("feature", track__in=moved)
+        reached["claim"] |= ids_of("claim", track__in=ids)
+        reached["area"] |= values("area_id")
+    elif kind == "area":
+        reached["alias"] |= ids_of("alias", area__in=ids)
+        moved = changed("slug", "needs_review")
+        reached["feature"] |= ids_of("feature", area__in=moved)
+        reached["track"] |= ids_of("track", area__in=moved)
+
+
+# --- the public state of objects -------------------------------------------------------------
+
+
+def public_states(kind, ids, using):
+    """{id: (natural key, payload)} of those of ``ids`` the public may see, as they are now."""
+    from . import changes
+
+    model = catalog_model(kind)
+    states = {}
+    for batch in changes.batches(ids):
+        objects = list(model.objects.using(using).published().filter(pk__in=batch))
+        for obj, (key, refs) in zip(objects, changes.describe(model, objects, using), strict=True):
+            states[obj.pk] = (key, payload(model, obj, refs))
+    return states
+
+
+def payload(model, obj, refs):
+    """What a mirror holds of ``obj``: the fields fixtures carry, references as natural keys."""
+    values = {
+        name: refs[name] if name in refs else getattr(obj, name) for name in model.carried_fields()
+    }
+    return plain(values)
+
+
+def plain(value):
+    """``value`` as JSON gives it back: what is stored is what is compared."""
+    return json.loads(json.dumps(value, cls=DjangoJSONEncoder))
+
+
+# --- announcing ------------------------------------------------------------------------------
+
+
+def announce(reached, using, when):
+    """Compare the public state of the ``reached`` objects with the log's; log differences."""
+    PublicObject, PublicChange = log_model("PublicObject"), log_model("PublicChange")
+    removals, additions = [], []
+    for kind in TYPES:
+        ids = reached.get(kind)
+        if not ids:
+            continue
+        now = public_states(kind, ids, using)
+        announced = {}
+        for batch in batches(ids):
+            for known in PublicObject.objects.using(using).filter(type=kind, object_id__in=batch):
+                announced[known.object_id] = known
+        for object_id in sorted(ids):
+            state, known = now.get(object_id), announced.get(object_id)
+            if state is None and known is not None:
+                removals.append((kind, object_id, None, known))
+            elif state is not None and (known is None or (known.key, known.payload) != state):
+                additions.append((kind, object_id, state, known))
+    if not (removals or additions):
+        return
+    head(using)  # numbered in commit order: see the module's docstring
+    removals.sort(key=lambda change: -TYPES.index(change[0]))
+    entries, created, updated, gone = [], [], [], []
+    for kind, object_id, _, known in removals:
+        entries.append(
+            PublicChange(time=when, type=kind, object_id=object_id, action=DELETED, key=known.key)
+        )
+        gone.append(known.pk)
+    for kind, object_id, (key, values), known in additions:
+        entries.append(
+            PublicChange(
+                time=when,
+                type=kind,
+                object_id=object_id,
+                action=CREATED if known is None else UPDATED,
+                key=key,
+                previous_key=known.key if known is not None and known.key != key else None,
+                payload=values,
+            )
+        )
+        if known is None:
+            created.append(PublicObject(type=kind, object_id=object_id, key=key, payload=values))
+        else:
+            known.key, known.payload = key, values
+            updated.append(known)
+    PublicChange.objects.using(using).bulk_create(entries, batch_size=BATCH)
+    PublicObject.objects.using(using).filter(pk__in=gone).delete()
+    PublicObject.objects.using(using).bulk_create(created, batch_size=BATCH)
+    PublicObject.objects.using(using).bulk_update(updated, ["key", "payload"], batch_size=BATCH)
+    stamp(additions, using, when)
+
+
+def stamp(additions, using, when):
+    """
+    What became public, or changed in public, is updated at this moment for ``updated_since``
+    too: a published release's features are new to the public lists.
+    """
+    by_kind = defaultdict(list)
+    for kind, object_id, _, _ in additions:
+        by_kind[kind].append(object_id)
+    for kind, ids in by_kind.items():
+        manager = catalog_model(kind)._base_manager.using(using)
+        for batch in batches(ids):
+            manager.filter(pk__in=batch).exclude(updated_at__gte=when).update(updated_at=when)
+
+
+def head(using):
+    """Hold the log's head row until this transaction ends: one writer of entries at a time."""
+    PublicLogHead = log_model("PublicLogHead")
+    PublicLogHead.objects.using(using).get_or_create(pk=1)
+    PublicLogHead.objects.using(using).select_for_update().get(pk=1)
+
+
+def batches(ids):
+    ids = sorted(ids)
+    for start in range(0, len(ids), BATCH):
+        yield ids[start : start + BATCH]
+
+
+def catch_up(using="default"):
+    """
+    Announce whatever the log has not: every object of the catalog compared with the log's
+    state. Run once on a catalog whose history predates this log (``post_migrate``); on a
+    catalog the log follows, it finds nothing to add.
+    """
+    reached = {
+        kind: set(catalog_model(kind)._base_manager.using(using).values_list("pk", flat=True))
+        for kind in TYPES
+    }
+    with transaction.atomic(using=using):
+        announce(reached, using, timezone.now())
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+def entries_after(since=None, after=None, limit=100):
+    """
+    Up to ``limit`` entries after the entry numbered ``after``, or from the time ``since``,
+    oldest first, and whether more follow: one query.
+    """
+    PublicChange = log_model("PublicChange")
+    entries = PublicChange.objects.order_by("pk")
+    if after is not None:
+        entries = entries.filter(pk__gt=after)
+    elif since is not None:
+        entries = entries.filter(time__gte=since)
+    page = list(entries[: limit + 1])
+    return page[:limit], len(page) > limit
+
+
+class BadCursor(ValueError):
+    """A cursor this server did not write."""
+
+
+def encode_cursor(entry_id):
+    return base64.urlsafe_b64encode(json.dumps(["v2", entry_id]).encode()).decode().rstrip("=")
+
+
+def decode_cursor(text):
+    """The entry number a cursor names; BadCursor for anything this API did not give out."""
+    try:
+        padded = text + "=" * (-len(text) % 4)
+        tag, entry_id = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
+    except (ValueError, TypeError, UnicodeEncodeError, binascii.Error):
+        raise BadCursor("not a cursor this API gave out; start again with since") from None
+    if tag != "v2" or type(entry_id) is not int or entry_id < 0:
+        raise BadCursor("not a cursor this API gave out; start again with since")
+    return entry_id
+
+
+def as_item(entry):
+    """One entry as ``/api/changes/`` shows it."""
+    deleted = entry.action == DELETED
+    return {
+        "type": entry.type,
+        "action": entry.action,
+        "key": entry.key,
+        "previous_key": entry.previous_key,
+        "time": entry.time,
+        "object": None if deleted else entry.payload,
+        "tombstone": (
+            {"type": entry.type, "key": entry.key, "deleted_at": entry.time} if deleted else None
+        ),
+    }
+
+
+def start(sender, using="default", **kwargs):
+    """``post_migrate``: a catalog whose log has never been written gets it written now."""
+    PublicChange, PublicObject = log_model("PublicChange"), log_model("PublicObject")
+    if not (
+        PublicChange.objects.using(using).exists() or PublicObject.objects.using(using).exists()
+    ):
+        catch_up(using)
