@@ -68,7 +68,9 @@ class TrackFeed(StrictFeed):
     author_name = "PyTorch Release Catalog"
 
     def get_object(self, request, slug):
-        return get_object_or_404(Track.objects.for_api(), slug=slug)
+        # Each appearance's links too, with what the last check found: one more query.
+        tracks = Track.objects.for_api().prefetch_related("appearances__links")
+        return get_object_or_404(tracks, slug=slug)
 
     def title(self, track):
         return f"{track.name}: stability across PyTorch releases"
@@ -100,11 +102,21 @@ class TrackFeed(StrictFeed):
         source = ""
         if appearance.stage_source == StageSource.CLAIM:
             source = "The post states this stage in its prose (a claim an editor accepted)."
+        links = format_html_join(
+            "",
+            '<li><a href="{}">{}</a> ({})</li>',
+            (
+                (link.url, link.label, link.get_status_display().lower())
+                for link in appearance.links.all()
+                if link.url
+            ),
+        )
         return format_html(
-            "<p><strong>{}</strong></p><p>{}</p>{}",
+            "<p><strong>{}</strong></p><p>{}</p>{}{}",
             appearance.title,
             appearance.summary,
             format_html("<p>{}</p>", source) if source else "",
+            format_html("<ul>{}</ul>", links) if links else "",
         )
 
     def item_link(self, item):

@@ -638,6 +638,11 @@ class Link(Timestamped):
     def is_missing(self):
         return not self.url
 
+    @property
+    def is_broken(self):
+        """Whether the checks found it gone: broken or unreachable, twice a day apart."""
+        return self.status in (LinkStatus.BROKEN, LinkStatus.UNREACHABLE)
+
 
 class StageClaim(Timestamped):
     """

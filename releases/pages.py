@@ -34,6 +34,7 @@ from .filters import (
     feature_facets,
     reject_bad_query,
 )
+from .linkfixes import archived_url
 from .models import STABILITY_RANKS, Area, Feature, Release, Stability, StageSource, Track
 from .params import joined, without_empty
 from .tracks import compare
@@ -200,6 +201,8 @@ def release_detail(request, version):
     # Who corrected what the post says, and when: one history query for the page.
     for feature in provenance.mark_edits(release.features.all()):
         groups.setdefault(feature.area, []).append(feature)
+        for link in feature.links.all():  # a broken link offers its archived copy
+            link.archive = archived_url(link.url, release.release_date) if link.is_broken else None
     return render(
         request,
         "pages/release_detail.html",

@@ -18,7 +18,7 @@ from django.http import QueryDict
 from rest_framework.exceptions import ValidationError
 from rest_framework.negotiation import DefaultContentNegotiation
 
-MULTI_VALUED = {"release", "stability", "area", "kind", "facets"}
+MULTI_VALUED = {"release", "stability", "area", "kind", "facets", "link_status", "first_release"}
 # C0 and C1 controls, DEL, and the line and paragraph separators.
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 ASCII_WHOLE_NUMBER = re.compile(r"^[0-9]+$")

@@ -8,7 +8,7 @@ bounds, and that none may be empty — and every response an operation can give:
 """
 
 from .filters import DATETIME_RE, FACET_FIELDS, ISO_DATE_RE, SearchField
-from .models import Area, LinkKind, LinkStatus, Stability, Track
+from .models import Area, LinkKind, LinkStatus, Release, Stability, Track
 from .pagination import MAX_PAGE, StrictPageNumberPagination
 
 VERSION = r"v?[0-9]{1,3}\.[0-9]{1,3}(\.[0-9]{1,3})?((a|b|rc)[0-9]{1,3})?"
@@ -45,7 +45,8 @@ def several(item_pattern, description):
 def parameter_schemas():
     """name -> what to set on the parameter; area and track slugs are read from the catalog."""
     version = {"type": "string", "minLength": 1, "pattern": anchored(VERSION)}
-    areas = sorted(Area.objects.values_list("slug", flat=True)) or ["none-yet"]
+    areas = sorted(Area.objects.published().values_list("slug", flat=True)) or ["none-yet"]
+    published = list(Release.objects.published().oldest_first().values_list("version", flat=True))
     orderings = [f"-?{name}" for name in ORDERINGS]
     search = SearchField
     return {
@@ -84,7 +85,8 @@ def parameter_schemas():
         "track": {
             "schema": {
                 "type": "string",
-                "enum": sorted(Track.objects.values_list("slug", flat=True)) or ["none-yet"],
+                "enum": sorted(Track.objects.published().values_list("slug", flat=True))
+                or ["none-yet"],
             }
         },
         "ordering": {
@@ -106,7 +108,13 @@ def parameter_schemas():
         "min_version": {"schema": version},
         "max_version": {"schema": version},
         "as_of": {"schema": version},
-        "version": {"schema": version},
+        # /api/state/'s version names a published release.
+        "version": {"schema": {"type": "string", "enum": published or ["none-yet"]}},
+        "first_release": several(
+            anchored(f"{VERSION}(,{VERSION})*"),
+            "The release of a track's first appearance, e.g. 2.0; several comma-separated or "
+            "repeated.",
+        ),
         "stuck_for": {"schema": {"type": "integer", "minimum": 1, "maximum": 100}},
         "promoted_in": {"schema": version},
         "from": {"schema": version},
