@@ -17,7 +17,9 @@ def find_link(url):
 FFT_DOCS = "https://pytorch.org/docs/1.8.0/fft.html"
 
 
-def test_a_broken_link_is_marked_on_its_release_page_with_an_archived_copy(client, catalog, uncached):
+def test_a_broken_link_is_marked_on_its_release_page_with_an_archived_copy(
+    client, catalog, uncached
+):
     link = find_link(FFT_DOCS)
     Link._base_manager.filter(pk=link.pk).update(
         status=LinkStatus.BROKEN, http_status=404, checked_at=timezone.now()
