@@ -134,7 +134,9 @@ class Command(BaseCommand):
 
         from releases.models import Release
 
-        console = Console(file=self.stdout, highlight=False)
+        # A terminal's width where there is one; a log or a pipe gets whole rows, uncut.
+        width = None if self.stdout.isatty() else 240
+        console = Console(file=self.stdout, highlight=False, width=width)
         posts = release_posts(folder)
         table = Table("post", "version", "features", "claims", "missing links", "warnings")
         imported = 0
