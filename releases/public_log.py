@@ -69,6 +69,7 @@ def follow(writes, using, when):
         if kind is not None and rows:
             reach(kind, rows, before or {}, reached, using)
     if reached:
+        close(reached, using)
         announce(reached, using, when)
 
 
@@ -121,6 +122,22 @@ def reach(kind, rows, before, reached, using):
         moved = changed("slug", "needs_review")
         reached["feature"] |= ids_of("feature", area__in=moved)
         reached["track"] |= ids_of("track", area__in=moved)
+
+
+def close(reached, using):
+    """
+    What depends on the public state of what was reached: a claim on its feature and track, an
+    alias on its area. (Publishing 1.8 can hide a 1.9 claim whose track loses its last public
+    appearance.)
+    """
+    claims = catalog_model("claim")._base_manager.using(using)
+    aliases = catalog_model("alias")._base_manager.using(using)
+    for name, field in (("feature", "feature_id"), ("track", "track_id")):
+        for batch in batches(reached.get(name, ())):
+            found = claims.filter(**{f"{field}__in": batch}).values_list("pk", flat=True)
+            reached["claim"] |= set(found)
+    for batch in batches(reached.get("area", ())):
+        reached["alias"] |= set(aliases.filter(area_id__in=batch).values_list("pk", flat=True))
 
 
 # --- the public state of objects -------------------------------------------------------------

@@ -351,3 +351,17 @@ def test_the_mirror_check_notices_a_write_the_log_missed(world):
     revision.bump()
     with pytest.raises(AssertionError):
         state.check()
+
+
+def test_a_claim_leaves_with_the_last_public_appearance_of_its_track(world):
+    """Found by the property: unpublishing 1.8 hides a 1.9 claim whose track had its last
+    public appearance in 1.8 (the 1.9 feature of that track deleted first)."""
+    state = world()
+    claim = StageClaim.objects.published().get(release__version="1.9", subject="Mobile Interpreter")
+    claim.feature.delete()
+    revision.bump()
+    state.check()
+    publishing.unpublish([Release.objects.get(version="1.8")])
+    revision.bump()
+    state.check()
+    assert not StageClaim.objects.published().filter(pk=claim.pk).exists()

@@ -185,4 +185,5 @@ def test_the_state_is_in_the_openapi_schema(client, catalog):
     parameters = {p["name"]: p for p in schema["paths"]["/api/state/"]["get"]["parameters"]}
     assert parameters["version"]["required"] is True
     assert {"version", "area", "stability", "page", "page_size", "format"} <= set(parameters)
-    assert parameters["version"]["schema"]["pattern"].startswith("^")
+    # The versions it takes: the published releases, as an enum a client can offer.
+    assert "1.8" in parameters["version"]["schema"]["enum"]
