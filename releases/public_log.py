@@ -69,8 +69,11 @@ def follow(writes, using, when):
         if kind is not None and rows:
             reach(kind, rows, before or {}, reached, using)
     if reached:
-        close(reached, using)
-        announce(reached, using, when)
+        # Inside the writer's transaction; a write made in autocommit gets one of its own,
+        # which the head row's lock needs.
+        with transaction.atomic(using=using, savepoint=False):
+            close(reached, using)
+            announce(reached, using, when)
 
 
 def reach(kind, rows, before, reached, using):
