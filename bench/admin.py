@@ -16,8 +16,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -34,17 +32,7 @@ def measure_isolated(features=5000):
     with tempfile.TemporaryDirectory(prefix="catalog-bench-admin-") as workdir:
         env = serve.production_env(workdir, DJANGO_SETTINGS_MODULE="bench.settings", **{INNER: 1})
         serve.prepare(env, load_fixtures=False, collectstatic=True)
-        child = subprocess.run(
-            [serve.PYTHON, "-m", "bench.admin", "--features", str(features)],
-            env=env,
-            cwd=serve.ROOT,
-            capture_output=True,
-            text=True,
-            stdin=subprocess.DEVNULL,
-        )
-    if child.returncode != 0:
-        raise SystemExit(f"bench.admin failed:\n{child.stderr[-3000:]}")
-    return json.loads(child.stdout.strip().splitlines()[-1])
+        return serve.measure_in_child("bench.admin", ["--features", features], env)
 
 
 def measure(features):
@@ -129,14 +117,7 @@ def main(argv=None):
     if os.environ.get(INNER) == "1":
         print(json.dumps(measure(args.features)))
         return None
-    figures = measure_isolated(args.features)
-    if args.out:
-        path = Path(args.out)
-        results = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-        results[KEY] = figures
-        path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    print(json.dumps(figures), file=sys.stdout)
-    return figures
+    return serve.write_figures(args.out, KEY, measure_isolated(args.features))
 
 
 if __name__ == "__main__":

@@ -19,8 +19,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -44,17 +42,7 @@ def measure_isolated(runs=30):
             **{INNER: 1},
         )
         serve.prepare(env, load_fixtures=True, collectstatic=True)
-        child = subprocess.run(
-            [serve.PYTHON, "-m", "bench.pages", "--runs", str(runs)],
-            env=env,
-            cwd=serve.ROOT,
-            capture_output=True,
-            text=True,
-            stdin=subprocess.DEVNULL,
-        )
-    if child.returncode != 0:
-        raise SystemExit(f"bench.pages failed:\n{child.stderr[-3000:]}")
-    return json.loads(child.stdout.strip().splitlines()[-1])
+        return serve.measure_in_child("bench.pages", ["--runs", runs], env)
 
 
 def measure(runs):
@@ -109,14 +97,7 @@ def main(argv=None):
     if os.environ.get(INNER) == "1":
         print(json.dumps(measure(args.runs)))
         return None
-    figures = measure_isolated(args.runs)
-    if args.out:
-        path = Path(args.out)
-        results = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-        results[KEY] = figures
-        path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    print(json.dumps(figures), file=sys.stdout)
-    return figures
+    return serve.write_figures(args.out, KEY, measure_isolated(args.runs))
 
 
 if __name__ == "__main__":

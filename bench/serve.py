@@ -5,6 +5,7 @@ benchmark and by the tests that need real processes.
 """
 
 import contextlib
+import json
 import os
 import secrets
 import signal
@@ -158,3 +159,29 @@ def wait_until_up(url, process, timeout):
         except OSError:
             time.sleep(0.2)
     raise RuntimeError(f"the server at {url} did not answer within {timeout}s")
+
+
+def measure_in_child(module, args, env):
+    """Run ``python -m module args`` in ``env`` and return the JSON figures it prints last."""
+    child = subprocess.run(
+        [PYTHON, "-m", module, *map(str, args)],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    if child.returncode != 0:
+        raise SystemExit(f"{module} failed:\n{child.stderr[-3000:]}")
+    return json.loads(child.stdout.strip().splitlines()[-1])
+
+
+def write_figures(out, key, figures):
+    """Put ``figures`` under ``key`` in the results file ``out`` (if given), and print them."""
+    if out:
+        path = Path(out)
+        results = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        results[key] = figures
+        path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(figures), file=sys.stdout)
+    return figures
