@@ -181,3 +181,10 @@ def test_the_font_table_holds_for_the_font_the_browser_draws(live_catalog, page)
     for text, width in zip(samples, drawn, strict=True):
         assert width <= fontmetrics.text_width(text) + 0.5, (text, width)
         assert width >= fontmetrics.text_width(text) - 2, (text, width)  # the same font
+
+
+def test_a_track_pages_title_is_its_name_and_the_badge_is_shown_once(client, catalog):
+    html = client.get("/tracks/torch-fft/").content.decode()
+    title = html.split("<title>", 1)[1].split("</title>", 1)[0]
+    assert title.strip() == "torch.fft · PyTorch Release Catalog"
+    assert html.count('id="badge"') == 1
