@@ -10,8 +10,8 @@ What the benchmark measures the product against, in the benchmark's settings onl
 
 from django.http import JsonResponse
 
+from releases.api.serializers import feature_items, feature_values
 from releases.models import Feature
-from releases.serializers import feature_items, feature_values
 from releases.versions import Version
 
 PAGE_SIZE = 50

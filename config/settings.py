@@ -91,8 +91,8 @@ INSTALLED_APPS = [
 # security headers, exactly as a freshly rendered one does.
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    # A request Django cannot read is a 400 here, before anything reads it (releases.bad_requests).
-    "releases.bad_requests.UnreadableRequestMiddleware",
+    # A request Django cannot read is a 400 here, before anything reads it (web.bad_requests).
+    "releases.web.bad_requests.UnreadableRequestMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -104,7 +104,7 @@ MIDDLEWARE = [
     "simple_history.middleware.HistoryRequestMiddleware",
     # Admin logins: a lockout after repeated failures (AXES_* below).
     "axes.middleware.AxesMiddleware",
-    "releases.middleware.CatalogCacheMiddleware",
+    "releases.web.middleware.CatalogCacheMiddleware",
 ]
 
 AUTHENTICATION_BACKENDS = [
@@ -226,7 +226,7 @@ else:
         # Machine-local and process-safe: SQLite files in the folder, whose increments are
         # atomic transactions (the throttle's counters), each a few microseconds.
         "shared": {
-            "BACKEND": "releases.caches.DiskCache",
+            "BACKEND": "releases.web.caches.DiskCache",
             "LOCATION": CACHE_DIR,
             "DATABASE_TIMEOUT": 0,
             "OPTIONS": {"size_limit": 2**28},
@@ -248,7 +248,7 @@ CLIENT_IP_META_KEY = os.environ.get("DJANGO_CLIENT_IP_HEADER", "REMOTE_ADDR")
 # a site it checks knows whose requests they are (check_links refuses to run without it).
 CATALOG_URL = os.environ.get("CATALOG_URL", "")
 
-# Admin logins (django-axes, releases/signin.py): 5 failures for one username from one
+# Admin logins (django-axes, releases/admin/signin.py): 5 failures for one username from one
 # address within 15 minutes pause that username from that address for 15 minutes; no other
 # user, and no other address, is refused. A username that has failed 10 times within those
 # 15 minutes, from any addresses, may be tried by an address that has failed for it once every
@@ -260,10 +260,10 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 # A refused attempt is not a failure: hammering neither prolongs a lock nor the pace.
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
-AXES_HANDLER = "releases.signin.SignInHandler"
-AXES_LOCKOUT_CALLABLE = "releases.signin.locked_out"
+AXES_HANDLER = "releases.admin.signin.SignInHandler"
+AXES_LOCKOUT_CALLABLE = "releases.admin.signin.locked_out"
 AXES_LOCKOUT_TEMPLATE = "admin/locked_out.html"
-AXES_CLIENT_IP_CALLABLE = "releases.middleware.client_address"
+AXES_CLIENT_IP_CALLABLE = "releases.web.middleware.client_address"
 AXES_VERBOSE = False
 SIGNIN_USERNAME_FAILURES = 10
 SIGNIN_USERNAME_PACE = dt.timedelta(seconds=30)
@@ -280,16 +280,16 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": [],  # anyone may read: nothing to check a request
     "UNAUTHENTICATED_USER": None,
-    "DEFAULT_FILTER_BACKENDS": ["releases.filters.StrictFilterBackend"],
-    "DEFAULT_PAGINATION_CLASS": "releases.pagination.StrictPageNumberPagination",
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "releases.params.StrictContentNegotiation",
+    "DEFAULT_FILTER_BACKENDS": ["releases.api.filters.StrictFilterBackend"],
+    "DEFAULT_PAGINATION_CLASS": "releases.api.pagination.StrictPageNumberPagination",
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "releases.api.params.StrictContentNegotiation",
     "PAGE_SIZE": 50,
     # JSON only in production; the browsable API is a development aid.
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         *(["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
     ],
-    # Clients are throttled by releases.middleware (cached pages included): see API_ANON_RATE.
+    # Clients are throttled by releases.web.middleware (cached pages included): see API_ANON_RATE.
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
 
@@ -311,19 +311,19 @@ SPECTACULAR_SETTINGS = {
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "releases.schema.postprocess",
+        "releases.api.schema.postprocess",
     ],
 }
 
 # What a request may carry (Django's defaults, stated): beyond them, a 400 naming what was too
-# much, and one line in the log (releases.bad_requests).
+# much, and one line in the log (releases.web.bad_requests).
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000  # parameters of a query string; fields of a form
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440  # bytes of a request body, uploaded files aside
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"without_traceback": {"()": "releases.bad_requests.WithoutTraceback"}},
+    "filters": {"without_traceback": {"()": "releases.web.bad_requests.WithoutTraceback"}},
     "formatters": {"named": {"format": "%(levelname)s %(name)s: %(message)s"}},
     "handlers": {
         "console": {"class": "logging.StreamHandler"},

@@ -8,24 +8,24 @@ from django.contrib.auth import views as auth_views
 from django.contrib.sitemaps.views import sitemap
 from django.urls import include, path, reverse_lazy
 
-from releases import pages
-from releases.feeds import ReleaseFeed, TrackFeed
-from releases.sitemaps import SITEMAPS
-from releases.views import track_badge
+from releases.api.views import track_badge
+from releases.pages import views
+from releases.pages.feeds import ReleaseFeed, TrackFeed
+from releases.pages.sitemaps import SITEMAPS
 
 urlpatterns = [
     # First: the API is what most requests ask for, and URLs are tried in order.
-    path("api/", include("releases.urls")),
-    path("", pages.home, name="page-home"),
-    path("releases/", pages.release_list, name="page-releases"),
-    path("releases/<str:version>/", pages.release_detail, name="page-release"),
-    path("releases/<str:version>/state/", pages.state, name="page-state"),
-    path("tracks/", pages.track_list, name="page-tracks"),
-    path("tracks/<slug:slug>/", pages.track_detail, name="page-track"),
-    path("matrix/", pages.matrix, name="page-matrix"),
-    path("compare/", pages.compare_page, name="page-compare"),
-    path("features/", pages.feature_list, name="page-features"),
-    path("graduation/", pages.graduation, name="page-graduation"),
+    path("api/", include("releases.api.urls")),
+    path("", views.home, name="page-home"),
+    path("releases/", views.release_list, name="page-releases"),
+    path("releases/<str:version>/", views.release_detail, name="page-release"),
+    path("releases/<str:version>/state/", views.state, name="page-state"),
+    path("tracks/", views.track_list, name="page-tracks"),
+    path("tracks/<slug:slug>/", views.track_detail, name="page-track"),
+    path("matrix/", views.matrix, name="page-matrix"),
+    path("compare/", views.compare_page, name="page-compare"),
+    path("features/", views.feature_list, name="page-features"),
+    path("graduation/", views.graduation, name="page-graduation"),
     path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
     # The one-time link `create_editor NAME --no-input` prints: set a password, then sign in.
     path(
@@ -49,5 +49,5 @@ urlpatterns = [
 ]
 
 # JSON errors under /api/ and /feeds/, like the API's own; Django's pages elsewhere.
-handler400 = "releases.views.bad_request"
-handler404 = "releases.views.not_found"
+handler400 = "releases.api.views.bad_request"
+handler404 = "releases.api.views.not_found"

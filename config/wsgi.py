@@ -22,7 +22,7 @@ def settle(**kwargs):
     of the garbage collector's sight, so that a full collection scans only what requests left.
 
     Every request leaves some reference cycles (Django's request and its messages storage;
-    DRF's serializers; the middleware breaks the rest, releases.middleware.let_go), and the
+    DRF's serializers; the middleware breaks the rest, releases.web.middleware.let_go), and the
     collections that free them scanned every object the process holds: about 94,000 once
     the API has served, 60 to 80 ms in a busy worker. Frozen, they cost nothing; a full
     collection then takes 1 to 2 ms, a few more in a busy worker. Collecting first keeps the

@@ -9,8 +9,8 @@ class ReleasesConfig(AppConfig):
     verbose_name = "Release catalog"
 
     def ready(self):
-        from .editors import ensure_editors_group
-        from .public_log import start
+        from releases.editors import ensure_editors_group
+        from releases.public_log import start
 
         # As contrib.sites makes its default site: after every migrate, so that the group's
         # permissions follow the models (a new model, a new permission) without a migration.
@@ -24,4 +24,4 @@ class CatalogAdminConfig(admin_apps.AdminConfig):
 
     default = False  # named in INSTALLED_APPS; "releases" itself is ReleasesConfig
 
-    default_site = "releases.sites.CatalogAdminSite"
+    default_site = "releases.admin.sites.CatalogAdminSite"

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.utils import timezone
 
-from .changes import DELETED
+from releases.writes import DELETED
 
 
 @dataclass

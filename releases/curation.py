@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from . import changes, publishing, stages
-from .models import (
+from releases import publishing, stages, writes
+from releases.models import (
     MAX_POSITION,
     Area,
     ClaimStatus,
@@ -89,7 +89,7 @@ def apply_release(path, publish=True):
     version = decisions.get("version")
     release = find(Release, f"{path} version", version=version)
     applied = Applied(version=version)
-    with transaction.atomic(), changes.acting_as(f"curate {path.name}"):
+    with transaction.atomic(), writes.acting_as(f"curate {path.name}"):
         values = decisions.get("release", {})
         for name in ("title", "summary", "announcement_url", "release_date"):
             if name in values:
@@ -302,6 +302,6 @@ def save(obj, where):
 
 
 def slug_for(title):
-    from .importing.parse import slugify
+    from releases.importing.parse import slugify
 
     return slugify(title)

@@ -10,8 +10,8 @@ keys it and its references had at that moment.
 from django.db import transaction
 from django.db.models import Exists, OuterRef
 
-from .changes import CREATED, DELETED, UPDATED
-from .models import Area, AreaAlias, Feature, Link, Release, StageClaim, Track
+from releases.models import Area, AreaAlias, Feature, Link, Release, StageClaim, Track
+from releases.writes import CREATED, DELETED, UPDATED
 
 # The catalog's recorded models, by the names the desk and the change log give them.
 TYPES = {

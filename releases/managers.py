@@ -3,7 +3,7 @@ Read rules of the catalog: QuerySets and the managers built from them.
 
 Every QuerySet here is a ``CatalogQuerySet``, whose bulk writes (``update``, ``delete``,
 ``bulk_create``, ``bulk_update``) go through the same write path as ``Model.save()``
-(``releases.changes``), so that no write escapes the history, ``updated_at`` or the revision.
+(``releases.writes``), so that no write escapes the history, ``updated_at`` or the revision.
 """
 
 from django.apps import apps
@@ -11,7 +11,7 @@ from django.db import models
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, Subquery, Value
 from django.db.models.functions import Coalesce, Lower
 
-from . import changes, versions
+from releases import versions, writes
 
 
 def model(name):
@@ -27,12 +27,12 @@ class CatalogQuerySet(models.QuerySet):
     """Bulk writes that are stamped, recorded and published like ``save()`` and ``delete()``."""
 
     def update(self, **kwargs):
-        return changes.update(self, kwargs, super().update)
+        return writes.update(self, kwargs, super().update)
 
     update.alters_data = True
 
     def delete(self):
-        return changes.delete(self, using=self.db)
+        return writes.delete(self, using=self.db)
 
     delete.alters_data = True
     delete.queryset_only = True
@@ -41,15 +41,15 @@ class CatalogQuerySet(models.QuerySet):
         objs = list(objs)
         for obj in objs:
             obj.prepare_save()
-        changes.stamp(objs)
+        writes.stamp(objs)
         created = super().bulk_create(objs, *args, **kwargs)
-        changes.record(self.model, created, changes.CREATED, using=self.db)
+        writes.record(self.model, created, writes.CREATED, using=self.db)
         return created
 
     bulk_create.alters_data = True
 
     def bulk_update(self, objs, fields, *args, **kwargs):
-        return changes.bulk_update(self, list(objs), fields, super().bulk_update, *args, **kwargs)
+        return writes.bulk_update(self, list(objs), fields, super().bulk_update, *args, **kwargs)
 
     bulk_update.alters_data = True
 

@@ -4,7 +4,7 @@ areas features are grouped in, and the tracks that follow one capability across 
 
 This module holds the schema and its rules (fields, constraints, natural keys). Read rules live
 on the QuerySets (``managers.py``); every write is stamped, recorded and published through one
-path (``changes.py``); operations on tracks live in ``tracks.py``.
+path (``writes.py``); operations on tracks live in ``tracks.py``.
 """
 
 from django.core.exceptions import ValidationError
@@ -15,8 +15,8 @@ from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils import timezone
 
-from . import changes, text, versions
-from .managers import (
+from releases import text, versions, writes
+from releases.managers import (
     AreaAliasManager,
     AreaManager,
     FeatureManager,
@@ -63,7 +63,7 @@ def stability_rank_expression(field="stability"):
 
 
 class LinkStatus(models.TextChoices):
-    """What the last checks of a link found (``check_links``, releases/linkcheck.py)."""
+    """What the last checks of a link found (``check_links``, releases/links/checking.py)."""
 
     UNCHECKED = "unchecked", "Not checked yet"
     OK = "ok", "OK"
@@ -106,13 +106,13 @@ FEATURES_NEWEST_FIRST = ("-release_version_key", "position")
 
 def history(*derived):
     """
-    The model's history (django-simple-history's table), written by ``changes.record``.
+    The model's history (django-simple-history's table), written by ``writes.record``.
 
     Fields derived from others (version parts, copied keys, generated columns) and the
     ``updated_at`` stamp are left out: the history keeps what editors and posts decide.
     """
-    return changes.CatalogHistory(
-        excluded_fields=["updated_at", "row_version", *derived], bases=[changes.HistoricalKeys]
+    return writes.CatalogHistory(
+        excluded_fields=["updated_at", "row_version", *derived], bases=[writes.HistoricalKeys]
     )
 
 
@@ -122,11 +122,11 @@ class Timestamped(models.Model):
     write path (``changes``): a save that changes nothing writes nothing.
     """
 
-    # Defaults rather than auto_now: changes.stamp() sets updated_at, on every write path.
+    # Defaults rather than auto_now: writes.stamp() sets updated_at, on every write path.
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(default=timezone.now, editable=False, db_index=True)
     # Optimistic concurrency: every write through ``changes`` adds one, and a save from a form
-    # read at an older version is refused (``changes.StaleEdit``).
+    # read at an older version is refused (``writes.StaleEdit``).
     row_version = models.PositiveIntegerField(
         default=1, editable=False, help_text="How many times the row was written."
     )
@@ -139,12 +139,12 @@ class Timestamped(models.Model):
 
     def save(self, *args, **kwargs):
         self.prepare_save()
-        changes.save(self, super().save, *args, **kwargs)
+        writes.save(self, super().save, *args, **kwargs)
 
     save.alters_data = True
 
     def delete(self, using=None, keep_parents=False):
-        return changes.delete([self], using=using or self._state.db or "default")
+        return writes.delete([self], using=using or self._state.db or "default")
 
     delete.alters_data = True
 
@@ -164,7 +164,7 @@ class Timestamped(models.Model):
     @classmethod
     def from_db(cls, db, field_names, values):
         instance = super().from_db(db, field_names, values)
-        changes.remember_loaded(instance)  # what a save compares with, to write only changes
+        writes.remember_loaded(instance)  # what a save compares with, to write only changes
         return instance
 
     def prepare_save(self):
@@ -545,7 +545,7 @@ class Link(Timestamped):
         "link an editor added.",
     )
 
-    # What check_links observed (releases/linkhealth.py writes them): not editors' data, so
+    # What check_links observed (releases/links/health.py writes them): not editors' data, so
     # neither the history, the fixtures nor the public change log carry them.
     status = models.CharField(
         max_length=12,

@@ -11,7 +11,7 @@ catalog's own filing, not corrections of the post.
 from dataclasses import dataclass
 from datetime import datetime
 
-from .models import Feature, StageSource
+from releases.models import Feature, StageSource
 
 POST_FIELDS = ("title", "stability")
 

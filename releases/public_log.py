@@ -2,7 +2,7 @@
 The public change log (``/api/changes/``): what a mirror replays to stay equal to the public
 catalog, and never a word of a draft.
 
-The write path (``changes.record``) calls ``follow()`` after every write, inside the writing
+The write path (``writes.record``) calls ``follow()`` after every write, inside the writing
 transaction. ``follow()`` works out which objects' public state the write can have changed —
 the object itself, and what shows it or is shown through it (publishing a release reaches its
 features, links and claims; a feature reaches its track and area) — computes each one's public
@@ -148,13 +148,13 @@ def close(reached, using):
 
 def public_states(kind, ids, using):
     """{id: (natural key, payload)} of those of ``ids`` the public may see, as they are now."""
-    from . import changes
+    from releases import writes
 
     model = catalog_model(kind)
     states = {}
-    for batch in changes.batches(ids):
+    for batch in writes.batches(ids):
         objects = list(model.objects.using(using).published().filter(pk__in=batch))
-        for obj, (key, refs) in zip(objects, changes.describe(model, objects, using), strict=True):
+        for obj, (key, refs) in zip(objects, writes.describe(model, objects, using), strict=True):
             states[obj.pk] = (key, payload(model, obj, refs))
     return states
 

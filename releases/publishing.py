@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.urls import reverse
 
-from .models import Release
+from releases.models import Release
 
 
 @dataclass

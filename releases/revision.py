@@ -14,7 +14,7 @@ Last-Modified says (so never later than the response's Date). HTTP dates count w
 and several revisions may start within one: the token tells them apart in the ETag, and the
 revisions of each second are counted (``shares_second``), so that a client revalidating with
 If-Modified-Since alone, holding another revision of the same second, is not told that
-nothing changed (releases.middleware).
+nothing changed (releases.web.middleware).
 """
 
 import hashlib

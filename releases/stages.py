@@ -10,9 +10,9 @@ Every write goes through the catalog's write path, in one transaction per decisi
 from django.db import transaction
 from django.db.models import Max
 
-from .importing.claims import names_match
-from .importing.parse import slugify
-from .models import MAX_POSITION, ClaimStatus, Feature, StageClaim, StageSource, Track
+from releases.importing.claims import names_match
+from releases.importing.parse import slugify
+from releases.models import MAX_POSITION, ClaimStatus, Feature, StageClaim, StageSource, Track
 
 # A claim names a track when its subject matches the track's name or one of its
 # appearances' titles this well, and no other track as well.

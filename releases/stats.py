@@ -13,7 +13,7 @@ uninterrupted run of that stage (torch.fft: beta in 1.7, stable in 1.8 and after
 
 from django.db.models import Count, Q
 
-from .models import Release, Stability, Track
+from releases.models import Release, Stability, Track
 
 NO_STAGE = "none"
 # The counts each release has, one for each stage and one for features given none.

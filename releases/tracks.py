@@ -7,8 +7,8 @@ recorded in the history (by whom, with what reason) and published like any other
 
 from django.db import transaction
 
-from . import changes, versions
-from .models import STABILITY_RANKS, Feature, Track
+from releases import versions, writes
+from releases.models import STABILITY_RANKS, Feature, Track
 
 
 class CannotMerge(ValueError):
@@ -30,7 +30,7 @@ def merge(features, into):
     """
     Move ``features`` into the track ``into``; delete the tracks they leave empty, and return
     those. Refused (CannotMerge) if the track would then appear twice in one release, and
-    (changes.StaleEdit) if one of ``features`` was changed since it was read.
+    (writes.StaleEdit) if one of ``features`` was changed since it was read.
     """
     features = list(features)
     conflicts = merge_conflicts(features, into)
@@ -44,7 +44,7 @@ def merge(features, into):
         )
     left = {feature.track_id for feature in features} - {into.pk}
     with transaction.atomic():
-        changes.check_versions(features)  # as read, under a lock: a concurrent edit refuses
+        writes.check_versions(features)  # as read, under a lock: a concurrent edit refuses
         Feature.objects.filter(pk__in=[feature.pk for feature in features]).update(track=into)
         return delete_emptied(left)
 
@@ -52,7 +52,7 @@ def merge(features, into):
 def split(features):
     """
     Give each of ``features`` a track of its own; delete the tracks left empty. Each save
-    checks the version the feature was read at (changes.StaleEdit if it moved on).
+    checks the version the feature was read at (writes.StaleEdit if it moved on).
     """
     left = set()
     with transaction.atomic():

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.core.cache import caches
 from django.core.management import call_command
 
-from releases.throttle import counters
+from releases.web.throttle import counters
 
 SEEDS_DIR = Path(os.environ.get("SEEDS_DIR", Path(settings.BASE_DIR).parent / "shared" / "seeds"))
 SAMPLES_DIR = Path(__file__).parent / "samples"

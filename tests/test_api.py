@@ -6,8 +6,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from releases.api.serializers import feature_items, feature_values
 from releases.models import Feature, Release
-from releases.serializers import feature_items, feature_values
 from tests.conftest import http
 from tests.factories import FeatureFactory, LinkFactory, ReleaseFactory
 from tests.test_fixtures import FEATURES_PER_RELEASE
@@ -385,7 +385,7 @@ def test_search_ranks_best_matches_first_on_postgresql(api):
 
 @pytest.mark.django_db
 def test_list_items_are_exactly_what_the_serializer_documents(catalog):
-    from releases.serializers import FeatureSerializer
+    from releases.api.serializers import FeatureSerializer
 
     features = Feature.objects.for_release_page().published()
     documented = {(f["release"], f["slug"]): f for f in FeatureSerializer(features, many=True).data}

@@ -12,8 +12,8 @@ import pytest
 from django.conf import settings
 from django.db.models.functions import Length
 
-from releases import badges, fontmetrics
 from releases.models import Track
+from releases.pages import badges, fontmetrics
 from tests.factories import FeatureFactory, ReleaseFactory
 
 SVG = "{http://www.w3.org/2000/svg}"

@@ -10,7 +10,7 @@ import datetime as dt
 import pytest
 from django.core.management import call_command
 
-from releases import linkcheck
+from releases.links import checking
 from releases.models import Link, LinkStatus
 from tests.factories import FeatureFactory, LinkFactory, ReleaseFactory
 from tests.test_link_fixes import broken, observe
@@ -33,7 +33,7 @@ def queue_links(live_catalog):
         feature=feature, label="Documentation", url="https://pytorch.org/docs/main/library.html"
     )
     moved = LinkFactory(feature=feature, label="Tutorial", url="https://example.org/old-tutorial")
-    observe(moved, linkcheck.REDIRECTED, 200, "https://example.org/new-tutorial")
+    observe(moved, checking.REDIRECTED, 200, "https://example.org/new-tutorial")
     return broken(docs)
 
 

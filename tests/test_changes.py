@@ -14,7 +14,7 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from releases import changes, history, revision, tracks
+from releases import history, revision, tracks, writes
 from releases.models import Area, AreaAlias, Feature, Link, Release, Stability, Track
 from tests.conftest import SEED_RELEASES, http
 from tests.test_fixtures import objects_in_fixtures
@@ -570,7 +570,7 @@ def test_a_post_adding_to_a_published_release_waits_for_approval(live_catalog, t
     assert release["feature_count"] == 18 and len(release["features"]) == 18
     assert http(live_catalog, "/api/links/", params={"release": "1.9"}).json()["count"] == 38
 
-    with changes.acting_as("approved in a test"):
+    with writes.acting_as("approved in a test"):
         Feature.objects.filter(pk=late.pk).update(needs_approval=False)
     public = http(live_catalog, "/api/features/", params={"release": "1.9", "page_size": 100})
     assert "a-late-addition" in [item["slug"] for item in public.json()["results"]]

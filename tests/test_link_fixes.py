@@ -1,5 +1,5 @@
 """
-The desk's "Broken links" queue: what it suggests for each link (releases/linkfixes.py), one
+The desk's "Broken links" queue: what it suggests for each link (releases/fixes.py), one
 suggestion applied through the write path and recorded, a stale click refused, every
 permanent redirect applied at once after a preview, and editors only.
 """
@@ -16,10 +16,11 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 from django.utils import timezone
 
-from releases import linkcheck, linkdesk, linkfixes, linkhealth
-from releases.changes import acting_as
-from releases.linkfixes import ARCHIVED_COPY, REDIRECT_TARGET, VERSIONED_DOCS, Suggestion
+from releases.admin import linkdesk
+from releases.links import checking, fixes, health
+from releases.links.fixes import ARCHIVED_COPY, REDIRECT_TARGET, VERSIONED_DOCS, Suggestion
 from releases.models import Link, LinkStatus
+from releases.writes import acting_as
 from tests.factories import FeatureFactory, LinkFactory, ReleaseFactory
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
@@ -47,7 +48,7 @@ REDIRECTS = "/admin/releases/link/apply-redirects/"
     ],
 )
 def test_docs_are_named_by_full_version_until_1_10_and_by_minor_version_after(version, named):
-    assert linkfixes.docs_version(version) == named
+    assert fixes.docs_version(version) == named
 
 
 def test_the_rule_names_every_versioned_docs_link_the_posts_themselves_use():
@@ -60,7 +61,7 @@ def test_the_rule_names_every_versioned_docs_link_the_posts_themselves_use():
                 releases.add(item["fields"]["version"])
         used |= set(re.findall(r"https://pytorch\.org/docs/([0-9][0-9.]*)/", text))
     assert {"1.8.0", "1.10.0", "1.11", "2.1"} <= used
-    assert used <= {linkfixes.docs_version(version) for version in releases}
+    assert used <= {fixes.docs_version(version) for version in releases}
 
 
 @pytest.mark.parametrize(
@@ -102,22 +103,22 @@ def test_the_rule_names_every_versioned_docs_link_the_posts_themselves_use():
     ],
 )
 def test_versioned_docs_are_the_same_page_under_the_releases_docs(url, version, expected):
-    assert linkfixes.versioned_docs_url(url, version) == expected
+    assert fixes.versioned_docs_url(url, version) == expected
 
 
 def test_an_archived_copy_is_the_wayback_machines_address_for_the_release_date():
     url = "https://example.org/blog/post?id=3#part"
-    assert linkfixes.archived_url(url, dt.date(2021, 3, 4)) == (
+    assert fixes.archived_url(url, dt.date(2021, 3, 4)) == (
         "https://web.archive.org/web/20210304/https://example.org/blog/post?id=3#part"
     )
-    assert linkfixes.archived_url(url, None) is None  # no date, no "near the release"
+    assert fixes.archived_url(url, None) is None  # no date, no "near the release"
     archived = "https://web.archive.org/web/20210304/https://example.org/"
-    assert linkfixes.archived_url(archived, dt.date(2021, 3, 4)) is None
+    assert fixes.archived_url(archived, dt.date(2021, 3, 4)) is None
 
 
 def test_a_permanent_redirect_suggests_its_target_then_versioned_docs_then_an_archive():
     url = "https://pytorch.org/docs/stable/fft.html"
-    found = linkfixes.suggestions(
+    found = fixes.suggestions(
         url,
         status="redirected",
         final_url="https://pytorch.org/docs/stable/generated/fft.html",
@@ -138,28 +139,28 @@ def test_a_permanent_redirect_suggests_its_target_then_versioned_docs_then_an_ar
 
 def test_a_broken_link_gets_no_redirect_and_a_healthy_one_nothing():
     url = "https://example.org/gone"
-    broken = linkfixes.suggestions(
+    broken = fixes.suggestions(
         url, status="broken", final_url="https://example.org/404", release_date=dt.date(2020, 1, 2)
     )
     assert broken == [Suggestion(ARCHIVED_COPY, f"https://web.archive.org/web/20200102/{url}")]
     for status in ("ok", "unchecked"):
-        assert linkfixes.suggestions(url, status=status, release_date=dt.date(2020, 1, 2)) == []
+        assert fixes.suggestions(url, status=status, release_date=dt.date(2020, 1, 2)) == []
 
 
 def test_suggestions_that_could_not_be_applied_are_left_out():
     url = "https://pytorch.org/docs/stable/fft.html"
     kwargs = {"status": "unreachable", "version": "1.8", "release_date": dt.date(2021, 3, 4)}
     taken = {"https://pytorch.org/docs/1.8.0/fft.html"}  # the feature already links there
-    assert [s.kind for s in linkfixes.suggestions(url, taken=taken, **kwargs)] == [ARCHIVED_COPY]
-    too_long = linkfixes.suggestions(url, max_length=45, **kwargs)
+    assert [s.kind for s in fixes.suggestions(url, taken=taken, **kwargs)] == [ARCHIVED_COPY]
+    too_long = fixes.suggestions(url, max_length=45, **kwargs)
     assert [s.url for s in too_long] == ["https://pytorch.org/docs/1.8.0/fft.html"]
-    same = linkfixes.suggestions(url, status="redirected", final_url=url)
+    same = fixes.suggestions(url, status="redirected", final_url=url)
     assert same == []
 
 
 def test_the_plain_module_agrees_with_the_models_statuses():
-    assert set(linkfixes.NEEDS_FIX) == set(linkdesk.NEEDS_FIX)
-    assert set(linkfixes.NEEDS_FIX) <= set(LinkStatus.values)
+    assert set(fixes.NEEDS_FIX) == set(linkdesk.NEEDS_FIX)
+    assert set(fixes.NEEDS_FIX) <= set(LinkStatus.values)
 
 
 # --- the queue in the admin -------------------------------------------------------------------
@@ -168,15 +169,15 @@ def test_the_plain_module_agrees_with_the_models_statuses():
 def observe(link, outcome, http_status=None, final_url="", when=None):
     """What check_links records for ``link`` after a check that found ``outcome``."""
     link = Link.objects.get(pk=link.pk)
-    probe = linkcheck.Probe(link.url, outcome, http_status, final_url)
-    linkhealth.record([link], {link.url: probe}, when or timezone.now())
+    probe = checking.Probe(link.url, outcome, http_status, final_url)
+    health.record([link], {link.url: probe}, when or timezone.now())
     return Link.objects.get(pk=link.pk)
 
 
 def broken(link, http_status=404):
     """Two failed checks a day apart: broken."""
-    observe(link, linkcheck.FAILED, http_status, when=timezone.now() - dt.timedelta(days=2))
-    return observe(link, linkcheck.FAILED, http_status)
+    observe(link, checking.FAILED, http_status, when=timezone.now() - dt.timedelta(days=2))
+    return observe(link, checking.FAILED, http_status)
 
 
 @pytest.fixture
@@ -189,15 +190,15 @@ def queue_links(release):
     """A link redirected for good, a broken link to the moving docs, an unreachable one."""
     feature = FeatureFactory(release=release, title="Python custom operators", slug="custom-ops")
     moved = LinkFactory(feature=feature, label="Tutorial", url="https://example.org/old-tutorial")
-    moved = observe(moved, linkcheck.REDIRECTED, 200, "https://example.org/new-tutorial")
+    moved = observe(moved, checking.REDIRECTED, 200, "https://example.org/new-tutorial")
     docs = broken(
         LinkFactory(
             feature=feature, label="Documentation", url="https://pytorch.org/docs/main/library.html"
         )
     )
     gone = LinkFactory(feature=feature, label="RFC", url="https://rfcs.example.org/custom-ops")
-    observe(gone, linkcheck.UNREACHABLE, when=timezone.now() - dt.timedelta(days=2))
-    gone = observe(gone, linkcheck.UNREACHABLE)
+    observe(gone, checking.UNREACHABLE, when=timezone.now() - dt.timedelta(days=2))
+    gone = observe(gone, checking.UNREACHABLE)
     LinkFactory(feature=feature, label="Blog", url="https://example.org/fine")  # ok: not queued
     assert (moved.status, docs.status, gone.status) == ("redirected", "broken", "unreachable")
     return moved, docs, gone
@@ -315,7 +316,7 @@ def test_a_suggestion_a_new_check_withdrew_is_refused(editor_client, queue_links
     moved, _, _ = queue_links
     (version, url), _ = offered(editor_client.get(QUEUE))[moved.pk]
     # Checked again meanwhile: it now redirects elsewhere (a check does not change the version).
-    observe(moved, linkcheck.REDIRECTED, 200, "https://example.org/newest-tutorial")
+    observe(moved, checking.REDIRECTED, 200, "https://example.org/newest-tutorial")
     answer = editor_client.post(APPLY, {"suggestion": f"{moved.pk} {version} {url}"}, follow=True)
     moved.refresh_from_db()
     assert moved.url == "https://example.org/old-tutorial"
@@ -356,10 +357,10 @@ def redirected(release):
     links = []
     for n in range(2):
         link = LinkFactory(feature=feature, label=f"Page {n}", url=f"https://example.org/old/{n}")
-        links.append(observe(link, linkcheck.REDIRECTED, 200, f"https://example.org/new/{n}"))
+        links.append(observe(link, checking.REDIRECTED, 200, f"https://example.org/new/{n}"))
     LinkFactory(feature=feature, label="Already", url="https://example.org/new/already")
     clash = LinkFactory(feature=feature, label="Clash", url="https://example.org/old/already")
-    clash = observe(clash, linkcheck.REDIRECTED, 200, "https://example.org/new/already")
+    clash = observe(clash, checking.REDIRECTED, 200, "https://example.org/new/already")
     return links, clash
 
 

@@ -18,7 +18,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import timezone
 
-from releases import linkcheck, linkhealth, revision
+from releases import revision
+from releases.links import checking, health
 from releases.models import Link, LinkStatus
 from tests.factories import FeatureFactory, LinkFactory, ReleaseFactory
 
@@ -143,13 +144,13 @@ def published_link(url, **kwargs):
 
 def policy(**kwargs):
     values = {
-        "user_agent": linkcheck.user_agent(CATALOG_URL),
+        "user_agent": checking.user_agent(CATALOG_URL),
         "timeout": TIMEOUT,
         "delay": DELAY,
         "max_retry_wait": 5,
         "allow_private": True,
     }
-    return linkcheck.Policy(**{**values, **kwargs})
+    return checking.Policy(**{**values, **kwargs})
 
 
 def check_links(*args):
@@ -172,7 +173,7 @@ def check_links(*args):
 def check_at(now, *links):
     """Check ``links`` as check_links does, at the time ``now``."""
     links = Link.objects.filter(pk__in=[link.pk for link in links])
-    return linkhealth.check(list(links), policy(), now=now)
+    return health.check(list(links), policy(), now=now)
 
 
 def fresh(link):
@@ -345,8 +346,8 @@ def test_every_request_names_the_catalog_and_its_address(server, catalog_url):
     published_link(server.url("/head-refused"), version="3.1")
     check_links()
     agents = {request["user_agent"] for request in server.requests}
-    assert agents == {linkcheck.user_agent(CATALOG_URL)}
-    assert "PyTorch Release Catalog" in agents.pop() and CATALOG_URL in linkcheck.user_agent(
+    assert agents == {checking.user_agent(CATALOG_URL)}
+    assert "PyTorch Release Catalog" in agents.pop() and CATALOG_URL in checking.user_agent(
         CATALOG_URL
     )
 
@@ -354,18 +355,18 @@ def test_every_request_names_the_catalog_and_its_address(server, catalog_url):
 @pytest.mark.django_db
 def test_private_addresses_are_not_requested_unless_allowed(server):
     link = published_link(server.url("/ok"))
-    linkhealth.check([link], policy(allow_private=False), now=timezone.now())
+    health.check([link], policy(allow_private=False), now=timezone.now())
     assert server.requests == []
     assert fresh(link).consecutive_failures == 1
 
 
 def test_retry_after_is_read_as_seconds_or_as_a_date():
     now = dt.datetime(2026, 1, 1, 12, 0, tzinfo=dt.UTC)
-    assert linkcheck.retry_after_seconds("120", now) == 120
-    assert linkcheck.retry_after_seconds("Thu, 01 Jan 2026 12:01:00 GMT", now) == 60
-    assert linkcheck.retry_after_seconds("Thu, 01 Jan 2026 11:00:00 GMT", now) == 0
+    assert checking.retry_after_seconds("120", now) == 120
+    assert checking.retry_after_seconds("Thu, 01 Jan 2026 12:01:00 GMT", now) == 60
+    assert checking.retry_after_seconds("Thu, 01 Jan 2026 11:00:00 GMT", now) == 0
     for unreadable in (None, "soon", "1.5", "-1", "١٢"):
-        assert linkcheck.retry_after_seconds(unreadable, now) is None
+        assert checking.retry_after_seconds(unreadable, now) is None
 
 
 # --- which links, and how it records --------------------------------------------------------------
@@ -384,11 +385,11 @@ def test_stale_after_and_limit_take_the_least_recently_checked(server, catalog_u
         checked_at=now - dt.timedelta(days=1), consecutive_failures=1
     )
 
-    chosen = linkhealth.links_to_check(stale_after=dt.timedelta(days=7), now=now)
+    chosen = health.links_to_check(stale_after=dt.timedelta(days=7), now=now)
     # A failure to confirm comes back after a day; a link fine yesterday waits its week.
     assert [link.pk for link in chosen] == [never.pk, old.pk, failing.pk]
     Link._base_manager.filter(pk=failing.pk).update(checked_at=now - dt.timedelta(hours=23))
-    chosen = linkhealth.links_to_check(stale_after=dt.timedelta(days=7), now=now)
+    chosen = health.links_to_check(stale_after=dt.timedelta(days=7), now=now)
     assert [link.pk for link in chosen] == [never.pk, old.pk]
 
     check_links("--stale-after", "7d", "--limit", "1")
@@ -470,9 +471,9 @@ def test_a_new_url_is_unchecked_and_observations_stay_out_of_copies(server):
 def test_an_observation_of_an_old_url_is_not_written_to_a_new_one(server):
     link = published_link(server.url("/gone-404"))
     links = list(Link.objects.filter(pk=link.pk))
-    probes = linkcheck.check_urls([link.url], policy())
+    probes = checking.check_urls([link.url], policy())
     Link.objects.filter(pk=link.pk).update(url=server.url("/ok"))  # an editor, meanwhile
-    linkhealth.record(links, probes, timezone.now())
+    health.record(links, probes, timezone.now())
     assert (fresh(link).consecutive_failures, fresh(link).checked_at) == (0, None)
 
 
@@ -500,8 +501,8 @@ def test_link_items_show_status_checked_at_and_final_url(client, checked_links, 
     assert items[checked_links["gone"].url]["status"] == "broken"
 
     # The features list's fast path shows links exactly as the serializer does.
+    from releases.api.serializers import FeatureSerializer, feature_items, feature_values
     from releases.models import Feature
-    from releases.serializers import FeatureSerializer, feature_items, feature_values
 
     features = Feature.objects.for_api()
     served = feature_items(list(feature_values(features)))

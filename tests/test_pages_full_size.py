@@ -10,8 +10,8 @@ from html import unescape
 import html5lib
 import pytest
 
-from releases import timeline
 from releases.models import Release, Track
+from releases.pages import timeline
 
 FULL_SIZE_PAGES = {
     "/": 3,

@@ -10,10 +10,10 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from releases import changes
+from releases import writes
+from releases.api.serializers import FeatureSerializer, feature_items, feature_values
 from releases.importing import parse, sync
 from releases.models import Feature, Link, StageClaim, StageSource
-from releases.serializers import FeatureSerializer, feature_items, feature_values
 
 from .conftest import SAMPLES_DIR, SEED_RELEASES, SEEDS_DIR
 
@@ -272,7 +272,7 @@ def test_an_editors_correction_shows_who_made_it_and_when(
         page_text(client.get(url))
     first, second = Feature.objects.filter(release__version="1.8").order_by("position")[:2]
     imported_title = first.title
-    with changes.acting_as("fixed a typo", user=alice):
+    with writes.acting_as("fixed a typo", user=alice):
         first.title = "Torch.fft: NumPy-style FFTs"
         first.save()
         second.stability, second.stage_source = "prototype", StageSource.EDITOR

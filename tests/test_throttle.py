@@ -4,7 +4,7 @@ import pytest
 from django.core.cache import caches
 from django.core.exceptions import ImproperlyConfigured
 
-from releases.throttle import CacheCounters, SQLiteCounters, Throttle, parse_rate
+from releases.web.throttle import CacheCounters, SQLiteCounters, Throttle, parse_rate
 
 
 @pytest.mark.parametrize(

@@ -21,8 +21,8 @@ import sys
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from .claims import names_match
-from .parse import PostError, parse_file
+from releases.importing.claims import names_match
+from releases.importing.parse import PostError, parse_file
 
 
 def title_key(title):

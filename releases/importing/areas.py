@@ -1,7 +1,7 @@
 """Which area a post's heading names: by the area's name or one of its aliases."""
 
-from ..models import Area
-from .parse import slugify
+from releases.importing.parse import slugify
+from releases.models import Area
 
 UNFILED_AREA = "Other"
 

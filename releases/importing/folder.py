@@ -7,8 +7,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import versions
-from .parse import PostError, parse_file
+from releases import versions
+from releases.importing.parse import PostError, parse_file
 
 # What follows "PyTorch X.Y" in a release announcement's title: "Release", "released", a colon
 # or a comma that lists what came with it, "adds ...". "PyTorch 1.6 now includes ..." is a

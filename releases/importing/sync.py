@@ -19,8 +19,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count, Max
 
-from .. import changes
-from ..models import (
+from releases import writes
+from releases.importing.areas import AreaResolver
+from releases.models import (
     MAX_POSITION,
     ClaimStatus,
     Feature,
@@ -30,8 +31,7 @@ from ..models import (
     StageSource,
     Track,
 )
-from ..stages import TrackNames
-from .areas import AreaResolver
+from releases.stages import TrackNames
 
 TRACKED_FIELDS = ("title", "stability", "stage_source", "area", "position")
 # Where each fact was read (provenance): the importer's own, refreshed on every import.
@@ -529,11 +529,11 @@ class Plan:
         ):
             return
         try:
-            with changes.acting_as(f"import_post {source}".strip()), transaction.atomic():
+            with writes.acting_as(f"import_post {source}".strip()), transaction.atomic():
                 if fingerprint(self.release) != self.fingerprint:
                     self.make()  # an editor saved in between: plan again, inside the lock
                 self.write()  # each row written is checked at the version it was read at
-        except changes.StaleEdit as stale:
+        except writes.StaleEdit as stale:
             raise ImportProblem(
                 f"an editor changed {stale.model._meta.verbose_name} {stale.pk} during the "
                 "import, which wrote nothing: import the post again"

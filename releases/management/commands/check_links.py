@@ -3,7 +3,7 @@
 
 HEAD first (GET where a server refuses HEAD), redirects followed, one request at a time per
 host with a pause between them, a few hosts at a time, Retry-After respected; see
-releases/linkcheck.py. A link becomes broken (or unreachable) only after two failed checks at
+releases/checking.py. A link becomes broken (or unreachable) only after two failed checks at
 least a day apart. ``--stale-after`` and ``--limit`` let a timer spread the work over runs:
 the least recently checked links go first.
 """
@@ -14,7 +14,8 @@ import re
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from releases import linkcheck, linkhealth, versions
+from releases import versions
+from releases.links import checking, health
 from releases.models import Release
 
 SECONDS_RE = re.compile(r"[0-9]{1,4}(\.[0-9]{1,3})?")
@@ -77,12 +78,12 @@ class Command(BaseCommand):
         stale_after = None
         if options["stale_after"] is not None:
             try:
-                stale_after = linkhealth.parse_age(options["stale_after"])
+                stale_after = health.parse_age(options["stale_after"])
             except ValueError as error:
                 raise CommandError(f"--stale-after: {error}") from None
         limit = self.number("--limit", options["limit"]) if options["limit"] is not None else None
-        policy = linkcheck.Policy(
-            user_agent=linkcheck.user_agent(settings.CATALOG_URL),
+        policy = checking.Policy(
+            user_agent=checking.user_agent(settings.CATALOG_URL),
             timeout=self.seconds("--timeout", options["timeout"], minimum=0.001),
             delay=self.seconds("--delay", options["delay"]),
             concurrency=self.number("--concurrency", options["concurrency"]),
@@ -92,11 +93,11 @@ class Command(BaseCommand):
         # httpx logs every request at INFO: a line per link is for -v 3, not for cron's mail.
         verbosity = options["verbosity"]
         logging.getLogger("httpx").setLevel(logging.INFO if verbosity >= 3 else logging.WARNING)
-        links = linkhealth.links_to_check(releases=releases, stale_after=stale_after, limit=limit)
+        links = health.links_to_check(releases=releases, stale_after=stale_after, limit=limit)
         if not links:
             self.stdout.write("No links to check.")
             return
-        report = linkhealth.check(links, policy)
+        report = health.check(links, policy)
         self.summarize(report, options["verbosity"])
 
     def summarize(self, report, verbosity):

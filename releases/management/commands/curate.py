@@ -16,7 +16,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from releases import changes, curation, versions
+from releases import curation, versions, writes
 from releases.models import Release
 
 
@@ -45,7 +45,7 @@ class Command(BaseCommand):
         if not folder.is_dir():
             raise CommandError(f"{folder}: no such folder")
         try:
-            with transaction.atomic(), changes.acting_as("curate"):
+            with transaction.atomic(), writes.acting_as("curate"):
                 for name, apply in (
                     ("areas.json", curation.apply_areas),
                     ("tracks.json", curation.apply_tracks),
@@ -67,7 +67,7 @@ class Command(BaseCommand):
                     f"{len(applied.added)} added, {applied.claims} claims decided"
                     + (", published" if applied.published else "")
                 )
-            with transaction.atomic(), changes.acting_as("curate"):
+            with transaction.atomic(), writes.acting_as("curate"):
                 tracks, areas = curation.tidy()
             self.stdout.write(f"Deleted {tracks} track(s) and {areas} area(s) left unused.")
         except curation.CurationError as error:

@@ -26,7 +26,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.core.serializers.base import DeserializationError
 from django.db import DatabaseError, transaction
 
-from releases import changes
+from releases import writes
 from releases.models import Area, Release, Track
 
 
@@ -106,7 +106,7 @@ class Command(BaseCommand):
         if reset and interactive and not self.confirm():
             raise CommandError("reset cancelled: nothing was changed")
         reason = "load_catalog --reset" if reset else "load_catalog"
-        with changes.acting_as(reason), transaction.atomic():
+        with writes.acting_as(reason), transaction.atomic():
             if reset:
                 self.clear()
             fresh = not releases and (
@@ -190,7 +190,7 @@ class Command(BaseCommand):
                 pending.clear()
 
         try:
-            with changes.acting_as(f"load_catalog {path.name}"):
+            with writes.acting_as(f"load_catalog {path.name}"):
                 for item in items:
                     if item.get("model") != label:
                         flush()  # what follows may refer to these: store them first

@@ -21,9 +21,10 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework.exceptions import ValidationError
 
-from . import versions
-from .managers import version_bound
-from .models import (
+from releases import versions
+from releases.api.params import ASCII_WHOLE_NUMBER, joined
+from releases.managers import version_bound
+from releases.models import (
     Area,
     Feature,
     Link,
@@ -33,9 +34,8 @@ from .models import (
     Stability,
     Track,
 )
-from .params import ASCII_WHOLE_NUMBER, joined
-from .stats import stuck_track_ids
-from .text import fold
+from releases.stats import stuck_track_ids
+from releases.text import fold
 
 NO_STABILITY = "none"
 ISO_DATE_RE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
@@ -821,7 +821,7 @@ class ChangesForm(forms.Form):
         return int(raw)
 
     def clean_cursor(self):
-        from .public_log import BadCursor, decode_cursor
+        from releases.public_log import BadCursor, decode_cursor
 
         text = self.cleaned_data["cursor"]
         if not text:

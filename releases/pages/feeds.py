@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import format_html, format_html_join
 
-from .models import Release, Stability, StageSource, Track
+from releases.models import Release, Stability, StageSource, Track
 
 
 def day_start(date):

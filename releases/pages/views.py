@@ -24,8 +24,8 @@ from django.utils.safestring import mark_safe
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.request import Request
 
-from . import badges, charts, provenance, stats, timeline, versions
-from .filters import (
+from releases import provenance, stats, versions
+from releases.api.filters import (
     FACET_FIELDS,
     NO_STABILITY,
     CompareForm,
@@ -34,11 +34,12 @@ from .filters import (
     feature_facets,
     reject_bad_query,
 )
-from .linkfixes import archived_url
-from .models import STABILITY_RANKS, Area, Feature, Release, Stability, StageSource, Track
-from .params import joined, without_empty
-from .tracks import compare
-from .views import FeatureViewSet, ReleaseViewSet, StateViewSet, TrackViewSet
+from releases.api.params import joined, without_empty
+from releases.api.views import FeatureViewSet, ReleaseViewSet, StateViewSet, TrackViewSet
+from releases.links.fixes import archived_url
+from releases.models import STABILITY_RANKS, Area, Feature, Release, Stability, StageSource, Track
+from releases.pages import badges, charts, timeline
+from releases.tracks import compare
 
 STAGES = Stability.choices
 # The matrix shows every track on one page (its queries do not grow with the page); a catalog

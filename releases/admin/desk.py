@@ -10,10 +10,11 @@ from itertools import islice
 
 from django.urls import reverse
 
-from . import history, linkdesk, publishing
-from .changes import DELETED
-from .importing.areas import UNFILED_AREA
-from .models import Area, Feature, Link, Release, StageClaim
+from releases import history, publishing
+from releases.admin import linkdesk
+from releases.importing.areas import UNFILED_AREA
+from releases.models import Area, Feature, Link, Release, StageClaim
+from releases.writes import DELETED
 
 
 @dataclass

@@ -28,7 +28,7 @@ from django.db.models.deletion import Collector
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
 
-from . import public_log, revision
+from releases import public_log, revision
 
 CREATED, UPDATED, DELETED = "+", "~", "-"
 

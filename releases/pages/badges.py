@@ -4,14 +4,14 @@ and the same facts as a shields.io endpoint (https://shields.io/badges/endpoint-
 docs can use shields' own styles.
 
 The badge is drawn as shields.io draws its flat badges: two boxes, each as wide as its text
-(measured with releases.fontmetrics) plus padding, the text's width fixed with ``textLength``
+(measured with releases.pages.fontmetrics) plus padding, the text's width fixed with ``textLength``
 so that no font of the stack can make it overflow. No Django here.
 """
 
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
-from .fontmetrics import FONT_FAMILY, FONT_SIZE, text_width
+from releases.pages.fontmetrics import FONT_FAMILY, FONT_SIZE, text_width
 
 # The site's stage colours (site.css: --stable, --beta, --prototype, --none), white text on each.
 STAGE_COLOURS = {

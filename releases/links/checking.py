@@ -1,7 +1,7 @@
 """
 Checking links over HTTP, politely, and the rule that turns checks into a link's status.
 
-Plain Python and httpx, no Django: ``check_links`` (releases/linkhealth.py) picks the links
+Plain Python and httpx, no Django: ``check_links`` (releases/links/health.py) picks the links
 and records what this module finds.
 
 How a URL is checked:

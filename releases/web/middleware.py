@@ -6,8 +6,8 @@ For every request under /api/, /feeds/ and /badges/ (and the public pages), in t
 1. refuse any method but GET, HEAD and OPTIONS (405), and a path holding a control character
    (404: it names nothing);
 2. throttle clients by address in fixed windows, counted with one operation a request in a
-   store every process shares (releases.throttle), OPTIONS and HEAD like GET;
-3. refuse a query that breaks the rule every endpoint follows (releases.params): a 400 that
+   store every process shares (releases.web.throttle), OPTIONS and HEAD like GET;
+3. refuse a query that breaks the rule every endpoint follows (releases.api.params): a 400 that
    names each parameter;
 4. answer OPTIONS without rendering a page;
 5. answer a conditional request whose ETag or Last-Modified still holds with a 304;
@@ -33,8 +33,9 @@ from django.shortcuts import render
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
 from django.utils.http import http_date
 
-from . import params, revision
-from .throttle import Throttle, counters
+from releases import revision
+from releases.api import params
+from releases.web.throttle import Throttle, counters
 
 # Answered as the API is (its errors as JSON): the API, the feeds and the status badges.
 CACHED_PREFIXES = ("/api/", "/feeds/", "/badges/")

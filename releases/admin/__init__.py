@@ -23,13 +23,12 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from simple_history.admin import SimpleHistoryAdmin
 
-from . import changes, concurrency, history, publishing, recovery, stages, tracks
-from .changes import acting_as
-from .importing import sync
-from .importing.areas import UNFILED_AREA
-from .importing.parse import MAX_POST_BYTES, PostError, decode, parse_post
-from .linkdesk import LinkFixesAdminMixin, LinkHealthFilter
-from .models import (
+from releases import concurrency, history, publishing, recovery, stages, tracks, writes
+from releases.admin.linkdesk import LinkFixesAdminMixin, LinkHealthFilter
+from releases.importing import sync
+from releases.importing.areas import UNFILED_AREA
+from releases.importing.parse import MAX_POST_BYTES, PostError, decode, parse_post
+from releases.models import (
     FEATURES_NEWEST_FIRST,
     NEWEST_FIRST,
     Area,
@@ -43,6 +42,7 @@ from .models import (
     StageSource,
     Track,
 )
+from releases.writes import acting_as
 
 # Links are typed without a scheme more often than not; assume https (Django 6's default).
 URL_FIELDS = {models.URLField: {"assume_scheme": "https"}}
@@ -144,11 +144,11 @@ class VersionedForm(forms.ModelForm):
                 "the fields you left alone: check them and save again.",
                 code="stale",
             )
-        changes.expect_version(self.instance, int(read))
+        writes.expect_version(self.instance, int(read))
         return data
 
     def keep_input(self, conflict):
-        """The form's data for a second try: the editor's input on the other's changes."""
+        """The form's data for a second try: the editor's input on the other's writes."""
         if conflict.deleted:
             return
         data = self.data.copy()
@@ -678,7 +678,7 @@ class FeatureAdmin(CatalogAdmin):
             except tracks.CannotMerge as error:
                 self.message_user(request, str(error), messages.ERROR)
                 return None
-            except changes.StaleEdit as stale:
+            except writes.StaleEdit as stale:
                 self.message_user(request, self.stale_message(stale, "merged"), messages.ERROR)
                 return None
             for feature in queryset:
@@ -706,7 +706,7 @@ class FeatureAdmin(CatalogAdmin):
         try:
             with acting_as("split into its own track", request.user):
                 tracks.split(features)
-        except changes.StaleEdit as stale:
+        except writes.StaleEdit as stale:
             self.message_user(request, self.stale_message(stale, "split"), messages.ERROR)
             return
         for feature in features:
@@ -879,7 +879,7 @@ class FeatureAdmin(CatalogAdmin):
 
 @admin.register(Link)
 class LinkAdmin(LinkFixesAdminMixin, CatalogAdmin):
-    """Links; the desk's "Broken links" queue (?health=needs_fix) is releases.linkdesk's."""
+    """Links; the desk's "Broken links" queue (?health=needs_fix) is releases.admin.linkdesk's."""
 
     formfield_overrides = URL_FIELDS
     list_display = ["label", "kind", "url", "health", "feature_in_release", "is_missing"]

@@ -20,9 +20,9 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from . import badges, public_log, stats
-from .exports import CSVRenderer, built, csv_response, serialized
-from .filters import (
+from releases import public_log, stats
+from releases.api.exports import CSVRenderer, built, csv_response, serialized
+from releases.api.filters import (
     AreaFilterSet,
     ChangesForm,
     CompareForm,
@@ -36,10 +36,8 @@ from .filters import (
     feature_facets,
     reject_bad_query,
 )
-from .middleware import CACHED_PREFIXES
-from .models import Area, Feature, Link, Release, Track
-from .pagination import Counted
-from .serializers import (
+from releases.api.pagination import Counted
+from releases.api.serializers import (
     AreaSerializer,
     ChangeLogSerializer,
     CompareSerializer,
@@ -54,11 +52,14 @@ from .serializers import (
     feature_items,
     feature_values,
 )
-from .tracks import compare
+from releases.models import Area, Feature, Link, Release, Track
+from releases.pages import badges
+from releases.tracks import compare
+from releases.web.middleware import CACHED_PREFIXES
 
 
 class CSVListMixin:
-    """``format=csv`` on the list: every matching row, streamed (releases.exports)."""
+    """``format=csv`` on the list: every matching row, streamed (releases.api.exports)."""
 
     csv_name = ""
 
@@ -353,7 +354,7 @@ def track_badge(request, slug, kind):
     """
     The badge of the published track ``slug``, "torch.fft | stable since 1.8", as SVG or as
     shields.io's endpoint JSON (``kind``); a grey "unknown" badge with a 404 for a track the
-    public does not know. Cached with ETags by releases.middleware, as the API is.
+    public does not know. Cached with ETags by releases.web.middleware, as the API is.
     """
     try:
         reject_bad_query(request.GET, set())

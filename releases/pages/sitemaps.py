@@ -3,7 +3,7 @@
 from django.contrib.sitemaps import Sitemap
 from django.urls import reverse
 
-from .models import Release, Track
+from releases.models import Release, Track
 
 
 class PageSitemap(Sitemap):

@@ -4,9 +4,9 @@ from collections import defaultdict
 
 from rest_framework import serializers
 
-from . import public_log
-from .models import Area, Feature, Link, LinkStatus, Release, Stability, StageSource, Track
-from .stats import Standing
+from releases import public_log
+from releases.models import Area, Feature, Link, LinkStatus, Release, Stability, StageSource, Track
+from releases.stats import Standing
 
 
 class BlankAsNullURLField(serializers.URLField):

@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from . import dashboard
+from releases.admin import desk
 
 
 class CatalogAdminSite(admin.AdminSite):
@@ -17,8 +17,8 @@ class CatalogAdminSite(admin.AdminSite):
         context = {}
         if request.user.has_perm("releases.view_feature"):
             context = {
-                "queues": dashboard.queues(),
-                "drafts": dashboard.drafts(),
-                "recent_changes": dashboard.recent_changes(),
+                "queues": desk.queues(),
+                "drafts": desk.drafts(),
+                "recent_changes": desk.recent_changes(),
             }
         return super().index(request, {**context, **(extra_context or {})})

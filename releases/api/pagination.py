@@ -10,8 +10,8 @@ from django.core.paginator import InvalidPage
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import PageNumberPagination
 
-from . import revision
-from .params import ASCII_WHOLE_NUMBER, whole_number
+from releases import revision
+from releases.api.params import ASCII_WHOLE_NUMBER, whole_number
 
 # Parameters that choose a page or its form, not which items the list holds.
 NOT_COUNTED = {"page", "page_size", "format", "facets", "ordering"}

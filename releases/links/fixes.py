@@ -12,14 +12,14 @@ good: the suggestions the editors' "Broken links" queue offers, one click each.
   (``https://web.archive.org/web/20210304/<url>``), which the archive answers with its nearest
   snapshot. Built, not fetched: nothing here touches the network.
 
-Plain Python, no Django: the admin (``releases.linkdesk``) gives it a link's values.
+Plain Python, no Django: the admin (``releases.admin.linkdesk``) gives it a link's values.
 """
 
 import datetime as dt
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
-from . import versions
+from releases import versions
 
 # The statuses a link needs an editor for (releases.models.LinkStatus values).
 BROKEN, UNREACHABLE, REDIRECTED = "broken", "unreachable", "redirected"

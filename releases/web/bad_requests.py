@@ -24,7 +24,7 @@ from django.http.multipartparser import MultiPartParserError
 from django.shortcuts import render
 from django.utils.log import log_response
 
-from .middleware import CACHED_PREFIXES
+from releases.web.middleware import CACHED_PREFIXES
 
 UNREADABLE = (TooManyFieldsSent, TooManyFilesSent, RequestDataTooBig, MultiPartParserError)
 NOT_UTF8 = "Is not UTF-8: percent-encode the UTF-8 bytes of the text (%C3%A9 for é)."

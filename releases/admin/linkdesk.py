@@ -1,10 +1,10 @@
 """
 The editors' "Broken links" queue: the links ``check_links`` found broken, unreachable or
-permanently redirected, each with its suggested fixes (``releases.linkfixes``), applied with
+permanently redirected, each with its suggested fixes (``releases.links.fixes``), applied with
 one click, and every permanent redirect applied at once after a preview.
 
 A fix is an editor's change like any other: ``link.url = …; link.save()`` through the write
-path (``releases.changes``), under the editor's name with the reason "applied suggestion: …",
+path (``releases.writes``), under the editor's name with the reason "applied suggestion: …",
 so the history shows it and a new URL starts unchecked. Each click carries the version of the
 link it was shown at: a click on a link changed since is refused, and so is one whose
 suggestion no longer applies (a later check moved the redirect).
@@ -25,9 +25,10 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from . import changes, concurrency, linkfixes
-from .changes import acting_as
-from .models import Link, LinkStatus
+from releases import concurrency, writes
+from releases.links import fixes
+from releases.models import Link, LinkStatus
+from releases.writes import acting_as
 
 NEEDS_FIX = [LinkStatus.BROKEN, LinkStatus.UNREACHABLE, LinkStatus.REDIRECTED]
 QUEUE_FILTER = ("health", "needs_fix")  # the changelist's query that shows the queue
@@ -59,7 +60,7 @@ def taken_urls(feature_ids):
 def suggestions_for(link, siblings):
     """The link's suggestions; ``siblings``: (id, URL) of its feature's links (itself too)."""
     release = link.feature.release
-    return linkfixes.suggestions(
+    return fixes.suggestions(
         link.url,
         status=link.status,
         final_url=link.final_url,
@@ -94,13 +95,13 @@ def apply_suggestion(link_id, read_version, url, user):
             "fixed meanwhile). Review its suggestions again."
         )
     old_url, link.url = link.url, suggestion.url
-    changes.expect_version(link, read_version)
+    writes.expect_version(link, read_version)
     try:
         link.validate_constraints()
         with acting_as(f"applied suggestion: {suggestion.description}", user):
             with transaction.atomic():
                 link.save()
-    except changes.StaleEdit as stale:
+    except writes.StaleEdit as stale:
         conflict = concurrency.conflict_since(Link, link.pk, read_version, stale.current_version)
         raise Refused(f"{conflict.message()} Nothing applied.") from stale
     except (ValidationError, IntegrityError) as error:
@@ -202,9 +203,9 @@ def apply_redirects(confirmed, user):
                 for item in planned:
                     version = item.link.row_version
                     item.link.url = item.target
-                    changes.expect_version(item.link, version)
+                    writes.expect_version(item.link, version)
                     item.link.save()
-            except changes.StaleEdit as stale:
+            except writes.StaleEdit as stale:
                 raise Refused(
                     f"Nothing applied: link {stale.pk} changed while applying. Review the "
                     "new preview."

@@ -7,13 +7,13 @@ bounds, and that none may be empty — and every response an operation can give:
 400 (each bad parameter named), 404 and 429. schemathesis (`make fuzz`) holds the API to it.
 """
 
-from .filters import DATETIME_RE, FACET_FIELDS, ISO_DATE_RE, SearchField
-from .models import Area, LinkKind, LinkStatus, Release, Stability, Track
-from .pagination import MAX_PAGE, StrictPageNumberPagination
+from releases.api.filters import DATETIME_RE, FACET_FIELDS, ISO_DATE_RE, SearchField
+from releases.api.pagination import MAX_PAGE, StrictPageNumberPagination
+from releases.models import Area, LinkKind, LinkStatus, Release, Stability, Track
 
 VERSION = r"v?[0-9]{1,3}\.[0-9]{1,3}(\.[0-9]{1,3})?((a|b|rc)[0-9]{1,3})?"
 STABILITY_VALUES = [*Stability.values, "none"]
-CONTROLS = r"\x00-\x1f\x7f-\x9f\u2028\u2029"  # as releases.params.CONTROL
+CONTROLS = r"\x00-\x1f\x7f-\x9f\u2028\u2029"  # as releases.api.params.CONTROL
 WORD, SPACE = rf"[^ {CONTROLS}]", " "  # words are what spaces (U+0020) separate
 ORDERINGS = ["release", "title", "area", "position"]
 

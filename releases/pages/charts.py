@@ -1,6 +1,6 @@
 """
 Charts of the catalog's history as plain geometry for the pages' server-rendered SVG, drawn as
-the track timeline is (releases.timeline): a fixed size that a narrow screen scrolls sideways
+the track timeline is (releases.pages.timeline): a fixed size that a narrow screen scrolls sideways
 rather than shrink its text, grid lines at round numbers, each mark carrying its number.
 
 - ``columns``: one column per item (a release, a number of releases), its values stacked in
@@ -13,7 +13,7 @@ No Django here.
 import math
 from dataclasses import dataclass
 
-from .fontmetrics import FONT_SIZE, text_width
+from releases.pages.fontmetrics import FONT_SIZE, text_width
 
 LABEL_SIZE = 12  # px: the charts' text, as the timeline's
 TOP, BOTTOM, RIGHT = 16, 36, 16

@@ -1,7 +1,7 @@
 """
 The links' health: which links ``check_links`` checks, and the one place what it observed is
 written (``record``). How a URL is checked, and the rule from checks to a status, live in
-``releases.linkcheck``.
+``releases.links.checking``.
 
 What a check observes (``Link.check_fields``) is not editors' data: it goes into neither the
 history, the fixtures nor the public change log, and does not change the row's version, so
@@ -21,8 +21,9 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from . import linkcheck, revision, versions
-from .models import Link, LinkStatus
+from releases import revision, versions
+from releases.links import checking
+from releases.models import Link, LinkStatus
 
 # Probe outcomes as the summary names them, and the statuses it counts.
 AWAITING = "failed, to confirm"
@@ -46,7 +47,7 @@ def links_to_check(*, releases=(), stale_after=None, limit=None, now=None):
         links = links.filter(
             Q(checked_at__isnull=True)
             | Q(checked_at__lt=now - stale_after)
-            | Q(consecutive_failures__gt=0, checked_at__lte=now - linkcheck.CONFIRMATION)
+            | Q(consecutive_failures__gt=0, checked_at__lte=now - checking.CONFIRMATION)
         )
     links = links.order_by(F("checked_at").asc(nulls_first=True), "pk").only(
         "pk", "url", *Link.check_fields
@@ -55,7 +56,7 @@ def links_to_check(*, releases=(), stale_after=None, limit=None, now=None):
 
 
 def health_of(link):
-    return linkcheck.Health(**{name: getattr(link, name) for name in Link.check_fields})
+    return checking.Health(**{name: getattr(link, name) for name in Link.check_fields})
 
 
 @dataclass
@@ -69,7 +70,7 @@ class Report:
         counted = Counter()
         confirmed = {LinkStatus.BROKEN, LinkStatus.UNREACHABLE}
         for _, probe, _, after in self.rows:
-            if probe.outcome == linkcheck.DEFERRED:
+            if probe.outcome == checking.DEFERRED:
                 counted[DEFERRED] += 1
             elif after.consecutive_failures and after.status not in confirmed:
                 counted[AWAITING] += 1  # counted, not yet a status: checked again tomorrow
@@ -84,14 +85,14 @@ class Report:
 
 
 def check(links, policy, *, now=None, transport=None):
-    """Check ``links`` under ``policy`` (a linkcheck.Policy) and record what was found."""
-    probes = linkcheck.check_urls([link.url for link in links], policy, transport)
+    """Check ``links`` under ``policy`` (a checking.Policy) and record what was found."""
+    probes = checking.check_urls([link.url for link in links], policy, transport)
     return record(links, probes, now or timezone.now())
 
 
 def record(links, probes, now):
     """
-    The one write of what checks observed: each link's new Health (``linkcheck.judge``),
+    The one write of what checks observed: each link's new Health (``checking.judge``),
     written where the link still has the URL that was checked (an editor may have changed it
     meanwhile: the new URL is unchecked), in one transaction that starts one new revision.
     """
@@ -101,7 +102,7 @@ def record(links, probes, now):
         for link in links:
             probe = probes[link.url]
             before = health_of(link)
-            after = linkcheck.judge(before, probe, now)
+            after = checking.judge(before, probe, now)
             report.rows.append((link, probe, before, after))
             if after == before:
                 continue
@@ -111,7 +112,7 @@ def record(links, probes, now):
                 values["final_url"] = ""
             if (after.status, after.final_url) != (before.status, before.final_url):
                 values["updated_at"] = now  # the API item changed: updated_since finds it
-            # The base manager: a plain UPDATE, outside the editors' write path (releases.changes).
+            # The base manager: a plain UPDATE, outside the editors' write path (releases.writes).
             rows = Link._base_manager.filter(pk=link.pk, url=link.url)
             written += rows.update(**values)
             for name, value in values.items():
