@@ -31,6 +31,7 @@ from releases.models import (
     StageSource,
     Track,
 )
+from releases.slugs import slugify
 
 CORRECTABLE = ("title", "stability")
 
@@ -100,7 +101,7 @@ def apply_release(path, publish=True):
         features = {f.slug: f for f in Feature.objects.filter(release=release)}
         for number, entry in enumerate(decisions.get("features", []), start=1):
             where = f"{path} features[{number}] {entry.get('slug') or entry.get('title')!r}"
-            slug = entry.get("slug") or (slug_for(entry["title"]) if entry.get("add") else None)
+            slug = entry.get("slug") or (slugify(entry["title"]) if entry.get("add") else None)
             feature = features.get(slug)
             if entry.get("add") and feature is None:
                 feature = add_feature(release, entry, where)
@@ -159,7 +160,7 @@ def add_feature(release, entry, where):
     feature = Feature(
         release=release,
         title=entry["title"],
-        slug=entry.get("slug") or slug_for(entry["title"]),
+        slug=entry.get("slug") or slugify(entry["title"]),
         stability=entry.get("stability"),
         stage_source=StageSource.EDITOR if entry.get("stability") else StageSource.SECTION,
         area=find(Area, where, slug=entry["area"]),
@@ -299,9 +300,3 @@ def save(obj, where):
     except ValidationError as error:
         raise CurationError(where, "; ".join(error.messages)) from None
     obj.save()
-
-
-def slug_for(title):
-    from releases.importing.parse import slugify
-
-    return slugify(title)

@@ -28,7 +28,7 @@ ACTIONS = {CREATED: "created", UPDATED: "updated", DELETED: "deleted"}
 # --- compare and recover ---------------------------------------------------------------------
 
 
-def compare(older, newer):
+def field_rows(older, newer):
     """Rows (field, value in ``older``, value in ``newer``, whether they differ)."""
     rows = []
     for field in older.instance_type._meta.concrete_fields:

@@ -12,6 +12,7 @@ from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, Subquery, 
 from django.db.models.functions import Coalesce, Lower
 
 from releases import versions, writes
+from releases.slugs import unique_slug
 
 
 def model(name):
@@ -226,13 +227,11 @@ class TrackManager(models.Manager.from_queryset(TrackQuerySet)):
     def create_for(self, feature):
         """A track of its own for ``feature``, named after it, with a slug no track has yet."""
         base = feature.slug[:100]
-        slug = base
-        if self.filter(slug=slug).exists():
-            slug = f"{base}-{feature.release.version.replace('.', '-')}"
-        counter = 1
-        while self.filter(slug=slug).exists():
-            counter += 1
-            slug = f"{base}-{counter}"
+        slug = unique_slug(
+            base,
+            lambda slug: self.filter(slug=slug).exists(),
+            f"{base}-{feature.release.version.replace('.', '-')}",
+        )
         return self.create(name=feature.title, slug=slug, area=feature.area)
 
 

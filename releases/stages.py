@@ -10,9 +10,9 @@ Every write goes through the catalog's write path, in one transaction per decisi
 from django.db import transaction
 from django.db.models import Max
 
-from releases.importing.claims import names_match
-from releases.importing.parse import slugify
 from releases.models import MAX_POSITION, ClaimStatus, Feature, StageClaim, StageSource, Track
+from releases.names import names_match
+from releases.slugs import slugify, unique_slug
 
 # A claim names a track when its subject matches the track's name or one of its
 # appearances' titles this well, and no other track as well.
@@ -88,11 +88,7 @@ def appearance_for(claim):
     if position > MAX_POSITION:
         raise CannotDecide(f"{release} already holds {MAX_POSITION} features.")
     taken = set(release.features.values_list("slug", flat=True))
-    base = slugify(track.name)[:100] or "feature"
-    slug, counter = base, 1
-    while slug in taken:
-        counter += 1
-        slug = f"{base}-{counter}"
+    slug = unique_slug(slugify(track.name), taken)
     feature = Feature(
         release=release,
         title=track.name[:200],

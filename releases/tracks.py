@@ -71,7 +71,7 @@ def delete_emptied(track_ids):
     return emptied
 
 
-def compare(start, end):
+def upgrade_between(start, end):
     """
     What upgrading from version ``start`` to ``end`` brings, track by track: tracks first
     seen after ``start`` (added, with their stage at ``end`` and their first release), tracks

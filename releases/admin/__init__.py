@@ -378,7 +378,7 @@ class CatalogAdmin(VersionedAdminMixin, SimpleHistoryAdmin):
             "records": records,
             "older": older,
             "newer": newer,
-            "rows": history.compare(older, newer),
+            "rows": history.field_rows(older, newer),
         }
         return TemplateResponse(request, "admin/releases/history_compare.html", context)
 

@@ -54,7 +54,7 @@ from releases.api.serializers import (
 )
 from releases.models import Area, Feature, Link, Release, Track
 from releases.pages import badges
-from releases.tracks import compare
+from releases.tracks import upgrade_between
 from releases.web.middleware import CACHED_PREFIXES
 
 
@@ -241,7 +241,7 @@ class CompareView(APIView):
         errors = None if form.is_valid() else form.errors
         reject_bad_query(request.query_params, {"from", "to", "format"}, errors)
         start, end = form.cleaned_data["from"], form.cleaned_data["to"]
-        changes = compare(start, end)
+        changes = upgrade_between(start, end)
         return Response({"from": start, "to": end, **CompareSerializer(changes).data})
 
 

@@ -21,8 +21,8 @@ import sys
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from releases.importing.claims import names_match
 from releases.importing.parse import PostError, parse_file
+from releases.names import names_match
 
 
 def title_key(title):
@@ -51,10 +51,6 @@ class Score:
         return part / whole if whole else 1.0
 
     @property
-    def false_features(self):
-        return self.extracted - self.found
-
-    @property
     def feature_recall(self):
         return self.ratio(self.found, self.features)
 
@@ -75,10 +71,6 @@ class Score:
     @property
     def link_recall(self):
         return self.ratio(self.links_found, self.links)
-
-    @property
-    def claim_recall(self):
-        return self.ratio(self.claims_found, self.claims)
 
 
 def score_post(post_path, expected, misses=None):

@@ -1,7 +1,7 @@
 """Which area a post's heading names: by the area's name or one of its aliases."""
 
-from releases.importing.parse import slugify
 from releases.models import Area
+from releases.slugs import slugify, unique_slug
 
 UNFILED_AREA = "Other"
 
@@ -32,10 +32,7 @@ class AreaResolver:
         area = self.find(heading)
         if area is None:
             name = (heading or UNFILED_AREA).strip()[:100]
-            slug, n = slugify(name), 1
-            while slug in self.taken_slugs:
-                n += 1
-                slug = f"{slugify(name)}-{n}"
+            slug = unique_slug(slugify(name), self.taken_slugs)
             area = Area(name=name, slug=slug, needs_review=True)
             self.taken_slugs.add(slug)
             self.by_heading[normalize_heading(name)] = area

@@ -11,6 +11,8 @@ the importer decides what a claim is attached to, and editors accept or reject i
 import re
 from dataclasses import dataclass, field
 
+from releases.names import names_match, words  # noqa: F401 (the parser asks claims.names_match)
+
 STAGE = r"(?P<stability>stable|beta|prototype)"
 # A name may hold dots between word characters (torch.fft, PyTorch 1.8) and colons between
 # digits ("2:4 sparsity") but ends a sentence at any other stop.
@@ -161,11 +163,6 @@ GENERIC_RE = re.compile(
     r"(?:the\s+)?(?:release|rest)$|.*\bfeatures\b|there$|(?:are|is|was|were|be)\b)",
     re.I,
 )
-STOP_WORDS = {
-    "a", "an", "the", "of", "for", "to", "in", "on", "with", "and", "or", "new", "support",
-    "feature", "features", "api", "apis", "module", "pytorch", "torch", "via", "based", "using",
-    "level", "now", "is", "are", "its", "our", "added", "improved", "improvements", "updates",
-}  # fmt: skip
 
 
 @dataclass
@@ -176,36 +173,6 @@ class Claim:
     line: int
     names_section: bool = False  # "it" / "this feature": the feature the text sits under
     sentence: int = field(default=0, compare=False)  # its sentence's offset in the paragraph
-
-
-def words(text):
-    """The content words of a name, lower case, with simple plural and -ing endings folded."""
-    tokens = re.findall(r"[a-z0-9+#]+", text.lower())
-    result = set()
-    for token in tokens:
-        if token in STOP_WORDS:
-            continue
-        for suffix in ("ing", "es", "s"):
-            if token.endswith(suffix) and len(token) - len(suffix) >= 4:
-                token = token[: -len(suffix)]
-                break
-        result.add(token)
-    return result
-
-
-def names_match(subject, title):
-    """
-    How well a claim's subject names a title, from 0 to 1: 1 when every content word of the
-    subject is in the title ("RPC based profiling" and "Enhancements to RPC-based Profiling"),
-    else the share of words the two have in common ("memory profiler" names "PyTorch
-    Profiler" only half as well as "Memory Profiler").
-    """
-    ours, theirs = words(subject), words(title)
-    if not ours or not theirs:
-        return 0.0
-    if ours <= theirs:
-        return 1.0
-    return len(ours & theirs) / len(ours | theirs)
 
 
 def clean_subject(text):

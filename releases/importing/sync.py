@@ -31,21 +31,13 @@ from releases.models import (
     StageSource,
     Track,
 )
+from releases.slugs import unique_slug
 from releases.stages import TrackNames
 
 TRACKED_FIELDS = ("title", "stability", "stage_source", "area", "position")
 # Where each fact was read (provenance): the importer's own, refreshed on every import.
 SOURCE_FIELDS = ("source_post", "source_url", "source_section", "source_line")
 CLAIM_SOURCE_FIELDS = ("source_post", "source_url", "source_section")
-RELEASE_FIELDS = (
-    "title",
-    "release_date",
-    "announcement_url",
-    "release_notes_url",
-    "highlights",
-    "commit_count",
-    "contributor_count",
-)
 
 
 class ImportProblem(Exception):
@@ -204,7 +196,7 @@ def preview(parsed, *, publish=False, release_date=None):
     The admin's import page and ``import_post --dry-run --compare`` both show this.
     """
     report = import_post(parsed, publish=publish, release_date=release_date, dry_run=True)
-    return report, compare(parsed, find_release(parsed.version))
+    return report, differences(parsed, find_release(parsed.version))
 
 
 class Plan:
@@ -318,12 +310,8 @@ class Plan:
     def plan_track(self, feature):
         """A track of its own for a new feature, with a slug no track has (as create_for)."""
         base = feature.slug[:100]
-        slug, counter = base, 1
-        if slug in self.taken_track_slugs:
-            slug = f"{base}-{self.release.version.replace('.', '-')}"
-        while slug in self.taken_track_slugs:
-            counter += 1
-            slug = f"{base}-{counter}"
+        version = self.release.version.replace(".", "-")
+        slug = unique_slug(base, self.taken_track_slugs, f"{base}-{version}")
         self.taken_track_slugs.add(slug)
         track = Track(name=feature.title, slug=slug, area=feature.area)
         self.new_tracks.append(track)
@@ -596,7 +584,7 @@ def imported_values(parsed_feature, area):
     }
 
 
-def compare(parsed, release):
+def differences(parsed, release):
     """Every difference between a post and the release in the catalog, as lines of text."""
     if release is None:
         return [f"release {parsed.version}: in the post, not in the catalog"]

@@ -39,7 +39,7 @@ from releases.api.views import FeatureViewSet, ReleaseViewSet, StateViewSet, Tra
 from releases.links.fixes import archived_url
 from releases.models import STABILITY_RANKS, Area, Feature, Release, Stability, StageSource, Track
 from releases.pages import badges, charts, timeline
-from releases.tracks import compare
+from releases.tracks import upgrade_between
 
 STAGES = Stability.choices
 # The matrix shows every track on one page (its queries do not grow with the page); a catalog
@@ -456,7 +456,7 @@ def compare_page(request):
         missing = [v for v in (start, end) if versions.normalize(v) not in known]
         if missing:
             raise Http404(f"No release {', '.join(missing)}.")
-        result = compare(start, end)
+        result = upgrade_between(start, end)
         # What is new, by the release that brought it (the API lists it by name).
         by_release = {}
         for item in sorted(

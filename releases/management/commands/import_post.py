@@ -19,7 +19,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from releases.importing.folder import release_posts
 from releases.importing.parse import PostError, parse_file
-from releases.importing.sync import ImportProblem, compare, find_release, import_post, preview
+from releases.importing.sync import ImportProblem, differences, find_release, import_post, preview
 
 
 def iso_date(value):
@@ -111,13 +111,11 @@ class Command(BaseCommand):
             raise CommandError(
                 self.where(path, 2, "cannot tell the version from the title; pass --version")
             )
-        differences = compare(parsed, find_release(parsed.version))
-        for line in differences:
+        found = differences(parsed, find_release(parsed.version))
+        for line in found:
             self.stdout.write(line)
-        if differences:
-            raise CommandError(
-                f"{path}: {len(differences)} difference(s) from release {parsed.version}"
-            )
+        if found:
+            raise CommandError(f"{path}: {len(found)} difference(s) from release {parsed.version}")
         links = sum(len(feature.links) for feature in parsed.features)
         self.stdout.write(
             self.style.SUCCESS(
