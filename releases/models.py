@@ -171,6 +171,31 @@ class Timestamped(models.Model):
         """Derive the fields that follow from others, before any write path stores the row."""
 
 
+class FromPost(models.Model):
+    """Where the importer read a row: refreshed by every import, empty for an editor's own."""
+
+    source_post = models.CharField(
+        max_length=255,
+        blank=True,
+        default="",
+        editable=False,
+        help_text="The file name of the post it was read from.",
+    )
+    source_url = models.URLField(
+        max_length=500, blank=True, default="", editable=False, help_text="That post's URL."
+    )
+    source_section = models.CharField(
+        max_length=200,
+        blank=True,
+        default="",
+        editable=False,
+        help_text="The heading of the post's section it is in; empty outside any section.",
+    )
+
+    class Meta:
+        abstract = True
+
+
 class Release(Timestamped):
     version = models.CharField(
         max_length=20,
@@ -355,7 +380,7 @@ class Track(Timestamped):
     natural_key.dependencies = ["releases.area"]
 
 
-class Feature(Timestamped):
+class Feature(Timestamped, FromPost):
     release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="features")
     title = models.CharField(max_length=200, help_text="The feature's name, as announced.")
     slug = models.SlugField(
@@ -422,30 +447,7 @@ class Feature(Timestamped):
         editable=False,
         help_text="Title and summary as search compares them (releases.text.fold).",
     )
-    # Provenance: where the importer read the feature (refreshed by every import). Empty for a
-    # feature an editor added by hand.
-    source_post = models.CharField(
-        max_length=255,
-        blank=True,
-        default="",
-        editable=False,
-        help_text="The file name of the post the feature was read from.",
-    )
-    source_url = models.URLField(
-        max_length=500,
-        blank=True,
-        default="",
-        editable=False,
-        help_text="The published URL of that post.",
-    )
-    source_section = models.CharField(
-        max_length=200,
-        blank=True,
-        default="",
-        editable=False,
-        help_text="The heading of the post's section the feature is listed under; empty for a "
-        "feature outside any section.",
-    )
+    # With FromPost's post and section: where the importer read the feature.
     source_line = models.PositiveIntegerField(
         null=True,
         blank=True,
@@ -644,7 +646,7 @@ class Link(Timestamped):
         return self.status in (LinkStatus.BROKEN, LinkStatus.UNREACHABLE)
 
 
-class StageClaim(Timestamped):
+class StageClaim(Timestamped, FromPost):
     """
     A sentence of a release's post that states a capability's stage in prose ("X is now
     stable", "X graduates to beta"), found by the importer. Accepted, it is an appearance of
@@ -660,23 +662,6 @@ class StageClaim(Timestamped):
         max_length=100, help_text='The words that state it, e.g. "graduates to beta".'
     )
     line = models.PositiveIntegerField(help_text="Where the sentence is in the post, from 1.")
-    source_post = models.CharField(
-        max_length=255,
-        blank=True,
-        default="",
-        editable=False,
-        help_text="The file name of the post the sentence is in.",
-    )
-    source_url = models.URLField(
-        max_length=500, blank=True, default="", editable=False, help_text="That post's URL."
-    )
-    source_section = models.CharField(
-        max_length=200,
-        blank=True,
-        default="",
-        editable=False,
-        help_text="The heading of the post's section the sentence is in.",
-    )
     feature = models.ForeignKey(
         Feature,
         on_delete=models.SET_NULL,
