@@ -3,7 +3,7 @@
 
 HEAD first (GET where a server refuses HEAD), redirects followed, one request at a time per
 host with a pause between them, a few hosts at a time, Retry-After respected; see
-releases/checking.py. A link becomes broken (or unreachable) only after two failed checks at
+releases/links/checking.py. A link becomes broken (or unreachable) only after two failed checks at
 least a day apart. ``--stale-after`` and ``--limit`` let a timer spread the work over runs:
 the least recently checked links go first.
 """
@@ -20,6 +20,18 @@ from releases.models import Release
 
 SECONDS_RE = re.compile(r"[0-9]{1,4}(\.[0-9]{1,3})?")
 WHOLE_NUMBER_RE = re.compile(r"[0-9]{1,9}")
+# How politely to check: (option, metavar, default, help); handle() checks each value.
+PACING = (
+    ("--concurrency", "N", "8", "Requests at a time (8)."),
+    ("--delay", "SECONDS", "1", "Pause between two requests to one host (1)."),
+    ("--timeout", "SECONDS", "10", "To connect, and per read (10)."),
+    (
+        "--max-retry-wait",
+        "SECONDS",
+        "60",
+        "The longest Retry-After waited for; beyond it the link is checked next run.",
+    ),
+)
 
 
 class Command(BaseCommand):
@@ -44,24 +56,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--limit", metavar="N", help="At most N links, the least recently checked first."
         )
-        parser.add_argument(
-            "--concurrency", metavar="N", default="8", help="Requests at a time (8)."
-        )
-        parser.add_argument(
-            "--delay",
-            metavar="SECONDS",
-            default="1",
-            help="Pause between two requests to one host (1).",
-        )
-        parser.add_argument(
-            "--timeout", metavar="SECONDS", default="10", help="To connect, and per read (10)."
-        )
-        parser.add_argument(
-            "--max-retry-wait",
-            metavar="SECONDS",
-            default="60",
-            help="The longest Retry-After waited for; beyond it the link is checked next run.",
-        )
+        for flag, metavar, default, text in PACING:
+            parser.add_argument(flag, metavar=metavar, default=default, help=text)
         parser.add_argument(
             "--allow-private-addresses",
             action="store_true",
