@@ -24,4 +24,4 @@ class CatalogAdminConfig(admin_apps.AdminConfig):
 
     default = False  # named in INSTALLED_APPS; "releases" itself is ReleasesConfig
 
-    default_site = "releases.admin.sites.CatalogAdminSite"
+    default_site = "releases.admin.sites.catalog_admin_site"

@@ -1,5 +1,7 @@
 """The admin site of the catalog: its name, and the editors' desk as its front page."""
 
+import functools
+
 from django.contrib import admin
 
 from releases.admin import desk
@@ -22,3 +24,15 @@ class CatalogAdminSite(admin.AdminSite):
                 "recent_changes": desk.recent_changes(),
             }
         return super().index(request, {**context, **(extra_context or {})})
+
+
+@functools.cache
+def catalog_admin_site():
+    """
+    The default admin site (``CatalogAdminConfig.default_site``), one instance however often
+    it is asked for. Django's lazy ``admin.site`` builds it by importing this module, which
+    imports the ``releases.admin`` package first; its model admins register on ``admin.site``
+    and so ask for the site again before that first build returns. Named as a class, the
+    default site would be built twice and the second would lack every registration.
+    """
+    return CatalogAdminSite()
