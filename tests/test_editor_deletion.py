@@ -25,7 +25,7 @@ def test_an_editor_deletes_a_link_in_the_inline_and_recovers_it(editor_client):
     assert not Link.objects.filter(pk=link.pk).exists()
 
     listed = editor_client.get(DELETED)
-    record = listed.context["links"][0]
+    record = listed.context["tables"][1].records[0]
     assert record.id == link.pk and record.history_user.username == "eddie"
     assert editor_client.post(DELETED, {"link": record.history_id}).status_code == 302
     recovered = Link.objects.get(pk=link.pk)
@@ -34,14 +34,14 @@ def test_an_editor_deletes_a_link_in_the_inline_and_recovers_it(editor_client):
         link.url,
         feature.pk,
     )
-    assert not editor_client.get(DELETED).context["links"]
+    assert not editor_client.get(DELETED).context["tables"][1].records
 
 
 def test_an_editor_deletes_an_alias_and_recovers_it(editor_client):
     alias = AreaAliasFactory(name="Front End APIs, once")
     pk = alias.pk
     alias.delete()
-    record = editor_client.get(DELETED).context["aliases"][0]
+    record = editor_client.get(DELETED).context["tables"][2].records[0]
     assert editor_client.post(DELETED, {"alias": record.history_id}).status_code == 302
     assert AreaAlias.objects.get(pk=pk).name == "Front End APIs, once"
 
@@ -55,7 +55,7 @@ def test_a_draft_feature_is_deleted_after_the_confirmation_and_comes_back(editor
     assert "can be recovered" in confirm.content.decode()
     assert editor_client.post(url, {"post": "yes"}).status_code == 302
     assert not Feature.objects.filter(pk=feature.pk).exists()
-    record = editor_client.get(DELETED).context["records"][0]
+    record = editor_client.get(DELETED).context["tables"][0].records[0]
     editor_client.post(DELETED, {"record": record.history_id})
     assert Feature.objects.filter(pk=feature.pk).exists()
 
@@ -71,7 +71,7 @@ def test_a_published_feature_is_retired_with_a_confirmation_that_says_so(editor_
     assert Feature.objects.filter(pk=feature.pk).exists()  # asking changes nothing
     assert editor_client.post(url, {"post": "yes"}).status_code == 302
     assert not Feature.objects.filter(pk=feature.pk).exists()
-    record = editor_client.get(DELETED).context["records"][0]
+    record = editor_client.get(DELETED).context["tables"][0].records[0]
     editor_client.post(DELETED, {"record": record.history_id})
     assert Feature.objects.get(pk=feature.pk).links.count() == links
 

@@ -88,7 +88,7 @@ def test_a_deleted_feature_comes_back_with_its_links(editor_client, editor):
 
     listing = editor_client.get(reverse("admin:releases_feature_deleted"))
     assert "torch.package" in listing.content.decode()
-    record = listing.context["records"][0]
+    record = listing.context["tables"][0].records[0]
     response = editor_client.post(
         reverse("admin:releases_feature_deleted"), {"record": record.history_id}
     )
@@ -100,7 +100,11 @@ def test_a_deleted_feature_comes_back_with_its_links(editor_client, editor):
     recovered = Feature.history.filter(id=back.pk).latest("history_id")
     assert recovered.history_type == "+" and recovered.history_user == editor
     assert Link.history.filter(feature_id=back.pk, history_type="+").count() >= len(links)
-    assert not editor_client.get(reverse("admin:releases_feature_deleted")).context["records"]
+    assert (
+        not editor_client.get(reverse("admin:releases_feature_deleted"))
+        .context["tables"][0]
+        .records
+    )
 
 
 def test_merge_and_split_need_the_permissions_they_use(client, catalog):

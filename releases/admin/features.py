@@ -6,6 +6,9 @@ bulk stability and approval; merging features into a track and splitting them ou
 deleted features, links and aliases are recovered.
 """
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from django.contrib import admin, messages
 from django.contrib.admin.actions import delete_selected
 from django.core.exceptions import PermissionDenied
@@ -23,6 +26,34 @@ from releases.admin.history import CatalogAdmin
 from releases.importing.areas import UNFILED_AREA
 from releases.models import FEATURES_NEWEST_FIRST, AreaAlias, Feature, Link, Stability, StageSource
 from releases.writes import acting_as
+
+
+@dataclass
+class Deleted:
+    """A table of the deleted page: its records, how each is shown, who may recover one."""
+
+    field: str  # the POST field that names a record to recover
+    noun: str
+    plural: str
+    heading: str
+    columns: tuple
+    button: str
+    records: object
+    may_recover: bool
+    name: Callable
+    context: Callable
+
+    def rows(self):
+        """(record, its name, its context, the URL of its history) for each record."""
+        return [
+            (record, self.name(record), self.context(record), history_url(record))
+            for record in self.records
+        ]
+
+
+def history_url(record):
+    opts = record.instance_type._meta
+    return reverse(f"admin:{opts.app_label}_{opts.model_name}_history", args=[record.id])
 
 
 class HasMissingLinksFilter(admin.SimpleListFilter):
@@ -285,64 +316,92 @@ class FeatureAdmin(CatalogAdmin):
         ]
         return [*recover, *super().get_urls()]
 
+    def deleted_tables(self, request):
+        """
+        The deleted page's tables: features (each recovered with its links), and links and
+        aliases deleted on their own (each recovered alone). Each names its POST field.
+        """
+        user = request.user
+        return [
+            Deleted(
+                field="record",
+                noun="feature",
+                plural="features",
+                heading="Features",
+                columns=("Feature", "Release"),
+                button="Recover with its links",
+                records=history.deleted_features(),
+                may_recover=user.has_perms(["releases.add_feature", "releases.add_link"]),
+                name=lambda record: record.title,
+                context=lambda record: record.history_key[0],
+            ),
+            Deleted(
+                field="link",
+                noun="link",
+                plural="links",
+                heading="Links",
+                columns=("Link", "Feature"),
+                button="Recover link",
+                records=recovery.deleted(Link).select_related("history_user")[:200],
+                may_recover=user.has_perms(["releases.add_feature", "releases.add_link"]),
+                name=lambda record: f"{record.label}: {record.url or 'missing'}",
+                context=lambda record: f"{record.history_key[1]} ({record.history_key[0]})",
+            ),
+            Deleted(
+                field="alias",
+                noun="alias",
+                plural="aliases",
+                heading="Area aliases",
+                columns=("Alias", "Area"),
+                button="Recover alias",
+                records=recovery.deleted(AreaAlias).select_related("history_user")[:200],
+                may_recover=user.has_perm("releases.add_areaalias"),
+                name=lambda record: record.name,
+                context=lambda record: record.history_refs["area"][0],
+            ),
+        ]
+
     def deleted_view(self, request):
-        """
-        Deleted features, newest deletion first, each recovered with its links; and links and
-        aliases deleted on their own, each recovered alone.
-        """
+        """The deleted page: what was deleted, newest deletion first, and recovering it."""
         if not self.has_view_or_change_permission(request):
             raise PermissionDenied
-        may_recover = request.user.has_perms(["releases.add_feature", "releases.add_link"])
-        may_recover_alias = request.user.has_perm("releases.add_areaalias")
-        if request.method == "POST" and ("link" in request.POST or "alias" in request.POST):
-            model = Link if "link" in request.POST else AreaAlias
-            if not (may_recover if model is Link else may_recover_alias):
+        tables = self.deleted_tables(request)
+        if request.method == "POST":
+            table = next((table for table in tables if table.field in request.POST), tables[0])
+            if not table.may_recover:
                 raise PermissionDenied
-            name = "link" if model is Link else "alias"
-            record = get_object_or_404(
-                recovery.deleted(model), history_id=self.record_id(request, name)
-            )
-            try:
-                with acting_as("recovered in the admin", request.user):
-                    obj = recovery.recover(record)
-            except history.CannotRecover as error:
-                self.message_user(request, str(error), messages.ERROR)
-            else:
-                self.log_addition(request, obj, "Recovered.")
-                self.message_user(
-                    request, f"Recovered {model._meta.verbose_name} {obj}.", messages.SUCCESS
-                )
-                return HttpResponseRedirect(request.path)
-        elif request.method == "POST":
-            if not may_recover:
-                raise PermissionDenied
-            record = get_object_or_404(
-                Feature.history.filter(history_type="-"), history_id=request.POST.get("record", "")
-            )
-            try:
-                with acting_as("recovered in the admin", request.user):
-                    feature, links = history.recover_feature(record)
-            except history.CannotRecover as error:
-                self.message_user(request, str(error), messages.ERROR)
-            else:
-                self.log_addition(request, feature, "Recovered with its links.")
-                self.message_user(
-                    request, f"Recovered {feature} with {links} link(s).", messages.SUCCESS
-                )
-                return HttpResponseRedirect(
-                    reverse("admin:releases_feature_change", args=[feature.pk])
-                )
+            return self.recover_deleted(request, table)
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
             "title": "Deleted features, links and aliases",
-            "records": history.deleted_features(),
-            "links": recovery.deleted(Link).select_related("history_user")[:200],
-            "aliases": recovery.deleted(AreaAlias).select_related("history_user")[:200],
-            "may_recover": may_recover,
-            "may_recover_alias": may_recover_alias,
+            "tables": tables,
         }
         return TemplateResponse(request, "admin/releases/feature/deleted.html", context)
+
+    def recover_deleted(self, request, table):
+        """Recover the record ``table``'s field names; back to the page, or to the feature."""
+        if table.noun == "feature":
+            records = Feature.history.filter(history_type="-")
+        else:
+            records = recovery.deleted(table.records.model.instance_type)
+        record = get_object_or_404(records, history_id=self.record_id(request, table.field))
+        try:
+            with acting_as("recovered in the admin", request.user):
+                if table.noun == "feature":
+                    obj, links = history.recover_feature(record)
+                else:
+                    obj = recovery.recover(record)
+        except history.CannotRecover as error:
+            self.message_user(request, str(error), messages.ERROR)
+            return HttpResponseRedirect(request.path)
+        if table.noun == "feature":
+            self.log_addition(request, obj, "Recovered with its links.")
+            self.message_user(request, f"Recovered {obj} with {links} link(s).", messages.SUCCESS)
+            return HttpResponseRedirect(reverse("admin:releases_feature_change", args=[obj.pk]))
+        self.log_addition(request, obj, "Recovered.")
+        self.message_user(request, f"Recovered {obj._meta.verbose_name} {obj}.", messages.SUCCESS)
+        return HttpResponseRedirect(request.path)
 
     def get_queryset(self, request):
         return (
