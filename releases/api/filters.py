@@ -1,11 +1,16 @@
 """
-One FilterSet per list endpoint, and a filter backend that refuses what it does not know.
+Every query parameter of the API and the pages, declared once: one FilterSet per list
+endpoint (and a form for /api/compare/ and /api/changes/), and a filter backend that refuses
+what it does not know.
 
-Every malformed value and every unknown query parameter is answered with a 400 whose JSON
-names the parameter and says what is allowed; nothing is silently ignored.
+A parameter's declaration is its filter (or form field). From it come its validation (the
+field cleans it; a malformed value or an unknown parameter is a 400 whose JSON names it),
+whether it takes several values (a list field's widget joins ``release=1.8&release=1.9`` as
+``1.8,1.9``, and ``MULTI_VALUED`` lists them for the query rule), its OpenAPI description (each
+field's ``openapi()``, read by releases.api.schema), the facets, CSV and the pages, which all
+go through the same FilterSets. Nothing is silently ignored.
 """
 
-import copy
 import datetime as dt
 import re
 
@@ -15,14 +20,13 @@ from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
 from django.db import connections
 from django.db.models import Count, OuterRef, Q, Subquery
 from django.db.models.functions import Lower
-from django.http import QueryDict
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework.exceptions import ValidationError
 
 from releases import versions
-from releases.api.params import ASCII_WHOLE_NUMBER, joined
+from releases.api.params import ASCII_WHOLE_NUMBER, CONTROL
 from releases.managers import version_bound
 from releases.models import (
     Area,
@@ -49,15 +53,70 @@ DATETIME_RE = re.compile(
 # --- fields: parse and validate one query parameter ------------------------------------------
 
 
+def anchored(pattern):
+    return f"^{pattern}$"
+
+
+def comma_list(values):
+    """A pattern for one value of ``values`` or several, comma-separated."""
+    one = "(" + "|".join(values) + ")"
+    return anchored(f"{one}(,{one})*")
+
+
+def ecma(pattern):
+    """A Python pattern as OpenAPI (ECMA-262) writes it: its groups unnamed, ``\\Z`` as ``$``."""
+    unnamed = re.sub(r"\(\?(P<\w+>|:)", "(", pattern)
+    return unnamed[:-2] + "$" if unnamed.endswith(r"\Z") else unnamed
+
+
+# A version as versions.normalize reads it, without its anchors.
+VERSION = ecma(versions.VERSION_RE.pattern).removeprefix("^").removesuffix("$")
+# Words are what spaces (U+0020) separate; a word holds no control character (params.CONTROL).
+WORD = f"[^ {CONTROL.pattern[1:-1]}]"
+
+
+class JoinedInput(forms.TextInput):
+    """Reads a parameter that takes several values: repeated or comma-separated, alike."""
+
+    def value_from_datadict(self, data, files, name):
+        values = data.getlist(name) if hasattr(data, "getlist") else [data.get(name)]
+        values = [value for value in values if value is not None]
+        return ",".join(values) if values else None
+
+
 class StrictField(forms.CharField):
     """A query value as given: Django's CharField would strip it, and "\x85" would vanish."""
 
-    def __init__(self, **kwargs):
+    def __init__(self, *, pattern=None, **kwargs):
         kwargs.setdefault("strip", False)
+        self.pattern = pattern  # what the schema states, where the field checks more
         super().__init__(**kwargs)
+
+    def openapi(self):
+        """How the OpenAPI schema states this parameter (releases.api.schema)."""
+        schema = {"type": "string", "minLength": 1}
+        if self.pattern:
+            schema["pattern"] = self.pattern
+        return {"schema": schema}
+
+
+def several(item_pattern):
+    """A parameter taking several values: repeated, each value one or a comma-separated list."""
+    return {
+        "schema": {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1, "pattern": item_pattern},
+            "minItems": 1,
+        },
+        "style": "form",
+        "explode": True,
+    }
 
 
 class VersionField(StrictField):
+    def openapi(self):
+        return {"schema": {"type": "string", "minLength": 1, "pattern": anchored(VERSION)}}
+
     def to_python(self, value):
         value = super().to_python(value)
         if not value:
@@ -70,6 +129,11 @@ class VersionField(StrictField):
 
 class VersionListField(StrictField):
     """One version or several, comma-separated (or the parameter repeated)."""
+
+    widget = JoinedInput
+
+    def openapi(self):
+        return several(anchored(f"{VERSION}(,{VERSION})*"))
 
     def to_python(self, value):
         value = super().to_python(value)
@@ -90,6 +154,15 @@ class BoundedDateTimeField(StrictField):
     years 1000 to 8999: a time every database can compare, in any zone (0001-01-01T00:00+00:01
     would be before the year 1 in UTC).
     """
+
+    def openapi(self):
+        return {
+            "schema": {
+                "type": "string",
+                "format": "date-time",
+                "pattern": ecma(DATETIME_RE.pattern),
+            }
+        }
 
     def to_python(self, value):
         value = super().to_python(value)
@@ -117,6 +190,11 @@ class SearchField(StrictField):
 
     MAX_LENGTH, MAX_WORDS = 200, 10
 
+    def openapi(self):
+        words = anchored(rf"{WORD}+( +{WORD}+){{0,{self.MAX_WORDS - 1}}}")
+        schema = {"type": "string", "minLength": 1, "maxLength": self.MAX_LENGTH, "pattern": words}
+        return {"schema": schema}
+
     def to_python(self, value):
         value = super().to_python(value)
         if value and len(value) > self.MAX_LENGTH:
@@ -135,6 +213,10 @@ class SearchField(StrictField):
 class TrackField(StrictField):
     """A track's slug, refused unless a track has it (as an unknown area is)."""
 
+    def openapi(self):
+        slugs = Track.objects.published().order_by("slug").values_list("slug", flat=True)
+        return {"schema": {"type": "string", "enum": list(slugs) or ["none-yet"]}}
+
     def to_python(self, value):
         value = super().to_python(value)
         if value and not Track.objects.published().filter(slug=value).exists():
@@ -147,16 +229,25 @@ class TrackField(StrictField):
 class ChoiceListField(StrictField):
     """One value or several, comma-separated, each from a fixed list."""
 
+    widget = JoinedInput
+
     def __init__(self, *, allowed, **kwargs):
         self.allowed = allowed
         super().__init__(**kwargs)
+
+    def choices(self):
+        """The values allowed (read from the catalog where they live there)."""
+        return list(self.allowed() if callable(self.allowed) else self.allowed)
+
+    def openapi(self):
+        return several(comma_list(self.choices() or ["none-yet"]))
 
     def to_python(self, value):
         value = super().to_python(value)
         if not value:
             return None
         chosen = value.split(",")
-        allowed = list(self.allowed() if callable(self.allowed) else self.allowed)
+        allowed = self.choices()
         unknown = [part for part in chosen if part not in allowed]
         if unknown:
             raise forms.ValidationError(
@@ -170,6 +261,9 @@ class ChoiceListField(StrictField):
 class StrictBooleanField(StrictField):
     """true or false, as JSON spells them (and the schema says)."""
 
+    def openapi(self):
+        return {"schema": {"type": "boolean"}}
+
     def to_python(self, value):
         value = super().to_python(value)
         if not value:
@@ -181,6 +275,11 @@ class StrictBooleanField(StrictField):
 
 class ISODateField(StrictField):
     """A day as YYYY-MM-DD, the one spelling (Django's DateField takes 10/25/2006 too)."""
+
+    def openapi(self):
+        return {
+            "schema": {"type": "string", "format": "date", "pattern": ecma(ISO_DATE_RE.pattern)}
+        }
 
     def to_python(self, value):
         value = super().to_python(value)
@@ -197,8 +296,25 @@ class ISODateField(StrictField):
 # --- filters ---------------------------------------------------------------------------------
 
 
+class Declared:
+    """
+    A filter of this module: what it declares (its field, its help, its choices) is shared by
+    the copies django-filter's FilterSet makes of it, one set a request (its constructor
+    deep-copies every filter). Only what binds a copy to its FilterSet is its own: the
+    FilterSet and model it is given, and the method it filters through, bound to the copy.
+    A deep copy would walk the whole declaration, for every filter, on every request.
+    """
+
+    def __deepcopy__(self, memo):
+        clone = object.__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        if self.method is not None:
+            clone.method = self.method  # filters through a method bound to the copy
+        return clone
+
+
 @extend_schema_field(OpenApiTypes.STR)
-class VersionFilter(django_filters.Filter):
+class VersionFilter(Declared, django_filters.Filter):
     """A version compared as a version: ``lookup`` is "exact", "gte" or "lte" on ``field_name``,
     a version key (an integer that sorts as versions do)."""
 
@@ -216,7 +332,7 @@ class VersionFilter(django_filters.Filter):
         return qs.filter(version_bound(value, self.lookup, field=self.field_name))
 
 
-class TrackFilter(django_filters.CharFilter):
+class TrackFilter(Declared, django_filters.CharFilter):
     field_class = TrackField
 
 
@@ -228,7 +344,7 @@ def exact_or_in(field_name, values):
 
 
 @extend_schema_field(OpenApiTypes.STR)
-class VersionListFilter(django_filters.Filter):
+class VersionListFilter(Declared, django_filters.Filter):
     """Items of these versions: ``release=1.8,1.9`` or ``release=1.8&release=1.9``."""
 
     field_class = VersionListField
@@ -241,7 +357,7 @@ class VersionListFilter(django_filters.Filter):
 
 
 @extend_schema_field(OpenApiTypes.STR)
-class ChoiceListFilter(django_filters.Filter):
+class ChoiceListFilter(Declared, django_filters.Filter):
     field_class = ChoiceListField
 
     def __init__(self, *args, allowed, translate=None, **kwargs):
@@ -256,7 +372,7 @@ class ChoiceListFilter(django_filters.Filter):
 
 
 @extend_schema_field(OpenApiTypes.BOOL)
-class StrictBooleanFilter(django_filters.Filter):
+class StrictBooleanFilter(Declared, django_filters.Filter):
     field_class = StrictBooleanField
 
 
@@ -271,7 +387,7 @@ def folded_words(text):
 
 
 @extend_schema_field(OpenApiTypes.STR)
-class SearchFilter(django_filters.Filter):
+class SearchFilter(Declared, django_filters.Filter):
     """
     Every word must appear in one of ``search_fields`` (parts of words too). The query is
     folded (releases.text.fold); with ``folded``, the fields hold folded text too (a column
@@ -323,7 +439,7 @@ class SearchFilter(django_filters.Filter):
         )
 
 
-class VersionAwareOrderingFilter(django_filters.OrderingFilter):
+class VersionAwareOrderingFilter(Declared, django_filters.OrderingFilter):
     """An OrderingFilter where ``release`` orders by version, not by text."""
 
     def __init__(self, *args, version_field, text_fields=(), **kwargs):
@@ -334,6 +450,11 @@ class VersionAwareOrderingFilter(django_filters.OrderingFilter):
         self.extra["error_messages"] = {
             "invalid_choice": f"Unknown ordering '%(value)s'. Allowed: {allowed}."
         }
+
+    def openapi(self):
+        names = [value for value, _ in self.extra["choices"] if not value.startswith("-")]
+        orderings = [f"-?{name}" for name in names]
+        return {"schema": {"type": "string", "minLength": 1, "pattern": comma_list(orderings)}}
 
     def get_ordering_value(self, param):
         descending = param.startswith("-")
@@ -362,80 +483,42 @@ def area_slugs():
     return Area.objects.published().order_by("slug").values_list("slug", flat=True)
 
 
+class StrictForm(forms.Form):
+    """The form a FilterSet validates its query with (CatalogFilterSet.get_form_class)."""
+
+    def add_error(self, field, error):
+        # Django's error lists itself, a cycle that would hold this request's frames, through
+        # its traceback, until the garbage collector came.
+        if isinstance(error, forms.ValidationError):
+            error.__traceback__ = None
+        super().add_error(field, error)
+
+
 class CatalogFilterSet(django_filters.FilterSet):
     """
-    A FilterSet that does per request only what a request needs.
-
-    django-filter deep-copies every filter, builds a form class with a field for every
-    filter, and validates through a form (which copies its fields again), for each request:
-    that costs more than the SQL of a small page (see the profile in bench/README.md). Here
-    only the parameters a request gives are looked at: each is cleaned by its filter's field
-    directly, as a form would (the widget reads the value, the field cleans it), and a
-    filter is copied only when it is given and filters through a method of the set (the one
-    kind that keeps per-request state: the set it belongs to). Fields keep no state between
-    requests, so each filter's is built once.
+    A FilterSet whose form holds the fields of the parameters a request gives (and of the
+    required ones), not one for every filter: each request cleans what it asks for, and a
+    form class is built once for each set of parameters (get_form_class, django-filter's hook).
     """
 
+    _forms = {}  # (FilterSet, parameter names) -> form class
+
     def __init__(self, data=None, queryset=None, *, request=None, prefix=None):
-        if queryset is None:
-            queryset = self._meta.model._default_manager.all()
-        self.is_bound = data is not None
-        self.data = data or QueryDict()
-        self.queryset = queryset
-        self.request = request
-        self.form_prefix = prefix
+        super().__init__(data, queryset, request=request, prefix=prefix)
+        self.given = tuple(
+            name
+            for name, filter_ in self.filters.items()
+            if name in self.data or filter_.extra.get("required")
+        )
 
-    @property
-    def filters(self):
-        return self.base_filters
-
-    def given(self):
-        return [name for name in self.base_filters if name in self.data]
-
-    def clean(self):
-        """{name: value} of the valid parameters given, and {name: [message]} of the rest."""
-        if not hasattr(self, "_cleaned"):
-            cleaned, errors = {}, {}
-            for name, filter_ in self.base_filters.items():
-                if filter_.extra.get("required") and name not in self.data:
-                    errors[name] = ["Required."]
-            for name in self.given():
-                field = self.base_filters[name].field
-                try:
-                    value = field.widget.value_from_datadict(self.data, {}, name)
-                    cleaned[name] = field.clean(value)
-                except forms.ValidationError as error:
-                    errors[name] = error.messages
-                    # Django's error lists itself, a cycle that would hold this request's
-                    # frames, through its traceback, until the garbage collector came.
-                    error.__traceback__ = None
-            self._cleaned, self._errors = cleaned, errors
-        return self._cleaned, self._errors
-
-    @property
-    def cleaned_data(self):
-        return self.clean()[0]
-
-    @property
-    def errors(self):
-        return self.clean()[1]
-
-    def is_valid(self):
-        return self.is_bound and not self.errors
-
-    def filter_queryset(self, queryset):
-        for name, value in self.cleaned_data.items():
-            queryset = self.bound_filter(name).filter(queryset, value)
-        return queryset
-
-    def bound_filter(self, name):
-        filter_ = self.base_filters[name]
-        if not filter_.method:
-            return filter_
-        clone = copy.copy(filter_)
-        clone.method = clone.method  # binds a FilterMethod to the copy, not the original
-        clone.model, clone.parent = self.queryset.model, self
-        return clone
+    def get_form_class(self):
+        key = (type(self), self.given)
+        form_class = self._forms.get(key)
+        if form_class is None:
+            fields = {name: self.filters[name].field for name in self.given}
+            form_class = type(f"{type(self).__name__}Form", (StrictForm,), fields)
+            self._forms[key] = form_class
+        return form_class
 
 
 STABILITY_VALUES = [*Stability.values, NO_STABILITY]
@@ -445,11 +528,11 @@ STABILITY_HELP = (
 )
 
 
-class BoundedDateTimeFilter(django_filters.IsoDateTimeFilter):
+class BoundedDateTimeFilter(Declared, django_filters.IsoDateTimeFilter):
     field_class = BoundedDateTimeField
 
 
-class ISODateFilter(django_filters.DateFilter):
+class ISODateFilter(Declared, django_filters.DateFilter):
     field_class = ISODateField
 
 
@@ -590,8 +673,9 @@ class LinkFilterSet(CatalogFilterSet):
     link_status = ChoiceListFilter(
         field_name="status",
         allowed=LinkStatus.values,
-        help_text="What check_links found: unchecked, ok, redirected, broken or unreachable, "
-        "or several comma-separated: link_status=broken,unreachable.",
+        help_text="What check_links last found: unchecked, ok, redirected (permanently), broken "
+        "or unreachable (each only after two failed checks a day apart), or several "
+        "comma-separated: link_status=broken,unreachable.",
     )
     updated_since = updated_since_filter()
 
@@ -651,7 +735,7 @@ class TrackFilterSet(CatalogFilterSet):
 
     def filter_queryset(self, queryset):
         # Stages depend on as_of, and the stability filter reads the stages: annotate first.
-        queryset = queryset.for_api(as_of=self.cleaned_data.get("as_of"))
+        queryset = queryset.for_api(as_of=self.form.cleaned_data.get("as_of"))
         return super().filter_queryset(queryset)
 
     def filter_as_of(self, queryset, name, value):
@@ -674,6 +758,10 @@ class TrackFilterSet(CatalogFilterSet):
 class PublishedVersionField(VersionField):
     """A version, refused unless a published release has it (1.9 finds 1.9.0)."""
 
+    def openapi(self):
+        published = Release.objects.published().oldest_first().values_list("version", flat=True)
+        return {"schema": {"type": "string", "enum": list(published) or ["none-yet"]}}
+
     def to_python(self, value):
         version = super().to_python(value)
         if version and not Release.objects.published().of_version(version).exists():
@@ -695,6 +783,9 @@ class WholeNumberField(StrictField):
         self.low, self.high = low, high
         super().__init__(**kwargs)
 
+    def openapi(self):
+        return {"schema": {"type": "integer", "minimum": self.low, "maximum": self.high}}
+
     def to_python(self, value):
         value = super().to_python(value)
         if not value:
@@ -708,7 +799,7 @@ class WholeNumberField(StrictField):
 
 
 @extend_schema_field(OpenApiTypes.INT)
-class WholeNumberFilter(django_filters.Filter):
+class WholeNumberFilter(Declared, django_filters.Filter):
     field_class = WholeNumberField
 
 
@@ -718,6 +809,7 @@ class StateFilterSet(CatalogFilterSet):
     version = PublishedVersionFilter(
         method="filter_version",
         required=True,
+        error_messages={"required": "Required."},
         help_text="The version: each track's stage as of it (its latest appearance at or "
         "before it), e.g. 1.8. A published release's.",
     )
@@ -737,7 +829,7 @@ class StateFilterSet(CatalogFilterSet):
 
     def filter_queryset(self, queryset):
         # The stages depend on the version, and the stability filter reads them: first.
-        queryset = queryset.for_api(as_of=self.cleaned_data.get("version"))
+        queryset = queryset.for_api(as_of=self.form.cleaned_data.get("version"))
         return super().filter_queryset(queryset)
 
     def filter_version(self, queryset, name, value):
@@ -807,18 +899,16 @@ class ChangesForm(forms.Form):
     )
     cursor = StrictField(
         required=False,
+        pattern="^[A-Za-z0-9_-]+$",
         help_text="Resume after the last entry of a page: the cursor (or the next link) a "
         "previous page gave.",
     )
-    page_size = StrictField(required=False, help_text="Entries a page, 1 to 100 (100).")
+    page_size = WholeNumberField(
+        low=1, high=100, required=False, help_text="Entries a page, 1 to 100 (100)."
+    )
 
     def clean_page_size(self):
-        raw = self.cleaned_data["page_size"]
-        if not raw:
-            return 100
-        if not ASCII_WHOLE_NUMBER.match(raw) or not 1 <= int(raw) <= 100:
-            raise forms.ValidationError(f"Must be a whole number from 1 to 100; got {raw!r}.")
-        return int(raw)
+        return self.cleaned_data["page_size"] or 100
 
     def clean_cursor(self):
         from releases.public_log import BadCursor, decode_cursor
@@ -868,11 +958,6 @@ class StrictFilterBackend(DjangoFilterBackend):
             allowed |= set(getattr(paginator, "query_parameters", ()))
         return allowed
 
-    def get_filterset_kwargs(self, request, queryset, view):
-        kwargs = super().get_filterset_kwargs(request, queryset, view)
-        kwargs["data"] = joined(request.query_params)  # release=1.8&release=1.9 as 1.8,1.9
-        return kwargs
-
     def filter_queryset(self, request, queryset, view):
         allowed = self.allowed_parameters(request, queryset, view)
         filterset = None
@@ -886,8 +971,27 @@ class StrictFilterBackend(DjangoFilterBackend):
         return filterset.qs
 
 
-# Parameters that shape the answer, not which features it holds.
-PRESENTATION = {"facets", "page", "page_size", "ordering", "format"}
+def filtersets():
+    """Every FilterSet of the catalog."""
+    found, pending = [], [CatalogFilterSet]
+    while pending:
+        found.extend(subclasses := pending.pop().__subclasses__())
+        pending.extend(subclasses)
+    return found
+
+
+# The parameters that take several values (releases.api.params.problems lets them repeat):
+# those whose field reads them joined.
+MULTI_VALUED = frozenset(
+    name
+    for filterset in filtersets()
+    for name, filter_ in filterset.base_filters.items()
+    if issubclass(filter_.field_class.widget, JoinedInput)
+)
+
+# Parameters that shape the answer (its page, form, order and facets), not which items it
+# holds: neither a facet nor a list's count depends on them.
+PRESENTATION = frozenset({"facets", "ordering", "page", "page_size", "format"})
 
 
 def feature_facets(params, wanted):

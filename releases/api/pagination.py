@@ -2,24 +2,57 @@
 Page-number pagination that answers a malformed ``page`` or ``page_size`` with a 400, and
 counts each filtered list once per catalog revision: every page of a filter, in every
 process, shares one exact count (releases.revision.cached_count).
+
+DRF pages through ``django_paginator_class``; ``CachedCountPaginator`` is Django's Paginator
+with that count. What it pages through is a ``Rows``: the rows of a list (its queryset, or
+the ``.values()`` a list builds its items from), the queryset to count, and the name its
+count is kept under (``count_name``: the path and the filters, not the presentation).
 """
 
 from urllib.parse import urlencode
 
-from django.core.paginator import InvalidPage
-from rest_framework.exceptions import NotFound, ValidationError
+from django.core.paginator import Paginator
+from django.utils.functional import cached_property
+from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
 
 from releases import revision
+from releases.api.filters import PRESENTATION, WholeNumberField
 from releases.api.params import ASCII_WHOLE_NUMBER, whole_number
-
-# Parameters that choose a page or its form, not which items the list holds.
-NOT_COUNTED = {"page", "page_size", "format", "facets", "ordering"}
 
 MAX_PAGE = 10**9  # far past any last page; a larger number is no page at all
 
 
+class Rows:
+    """
+    What the paginator pages through: slices of ``rows`` (``queryset`` itself, or the
+    ``.values()`` that a list builds its items from), each a list, and the count of
+    ``queryset`` as it is (counting the values would keep the joins their related fields
+    add, at twice the cost), kept under ``name`` as of revision ``token`` when a name is given.
+    """
+
+    def __init__(self, queryset, rows=None, *, name=None, token=None):
+        self.queryset = queryset
+        self.rows = queryset if rows is None else rows
+        self.name, self.token = name, token
+
+    def __getitem__(self, index):
+        return list(self.rows[index])
+
+
+class CachedCountPaginator(Paginator):
+    """Django's Paginator, counting a named ``Rows`` once per catalog revision."""
+
+    @cached_property
+    def count(self):
+        rows = self.object_list
+        if getattr(rows, "name", None) is None:
+            return super().count
+        return revision.cached_count(rows.name, rows.queryset.count, rows.token)
+
+
 class StrictPageNumberPagination(PageNumberPagination):
+    django_paginator_class = CachedCountPaginator
     page_size_query_param = "page_size"
     max_page_size = 100
 
@@ -29,25 +62,15 @@ class StrictPageNumberPagination(PageNumberPagination):
             return self.page_size
         return whole_number(raw, self.page_size_query_param, 1, self.max_page_size)
 
+    def get_page_number(self, request, paginator):
+        self.validate(request)
+        return super().get_page_number(request, paginator)
+
     def paginate_queryset(self, queryset, request, view=None):
-        # DRF's, but for the count (cached under the list's name) and the last line.
-        page_size = self.validate(request)
-        if not isinstance(queryset, Counted):
-            queryset = Counted(queryset)
-        queryset.name = count_name(request)
-        queryset.token = getattr(request, "catalog_revision", None)
-        self.request = request
-        paginator = self.django_paginator_class(queryset, page_size)
-        page_number = self.get_page_number(request, paginator)
-        try:
-            self.page = paginator.page(page_number)
-        except InvalidPage as error:
-            message = self.invalid_page_message.format(page_number=page_number, message=error)
-            raise NotFound(message) from None
-        if paginator.num_pages > 1 and self.template is not None:
-            self.display_page_controls = True  # the browsable API's page links
-        # DRF copies the page item by item (list(page)): Counted made it a list already.
-        return self.page.object_list
+        rows = queryset if isinstance(queryset, Rows) else Rows(queryset)
+        rows.name = count_name(request)
+        rows.token = getattr(request, "catalog_revision", None)
+        return super().paginate_queryset(rows, request, view)
 
     def validate(self, request):
         """
@@ -92,35 +115,32 @@ class StrictPageNumberPagination(PageNumberPagination):
     def query_parameters(self):
         return {self.page_query_param, self.page_size_query_param}
 
+    def get_schema_operation_parameters(self, view):
+        """``page`` and ``page_size`` as the OpenAPI schema states them (drf-spectacular)."""
+        page_size = WholeNumberField(low=1, high=self.max_page_size).openapi()
+        return [
+            {
+                "name": self.page_query_param,
+                "required": False,
+                "in": "query",
+                "description": "A page number, from 1 (or 'last').",
+                "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE},
+            },
+            {
+                "name": self.page_size_query_param,
+                "required": False,
+                "in": "query",
+                "description": f"Items a page, 1 to {self.max_page_size} ({self.page_size}).",
+                **page_size,
+            },
+        ]
+
 
 def count_name(request):
     """What a list's count depends on: its path and its filters, however they are spelled."""
     filters = sorted(
         (name, ",".join(values))  # release=1.8&release=1.9 is release=1.8,1.9
         for name, values in request.query_params.lists()
-        if name not in NOT_COUNTED
+        if name not in PRESENTATION
     )
     return f"{request.path}?{filters!r}"
-
-
-class Counted:
-    """
-    What the paginator pages through: slices of ``rows`` (``queryset`` itself, or the
-    ``.values()`` that a list builds its items from), and the count of ``queryset`` as it is
-    (counting the values would keep the joins their related fields add, at twice the cost),
-    from the cache when the list's ``name`` is set.
-    """
-
-    name = token = None
-
-    def __init__(self, queryset, rows=None):
-        self.queryset = queryset
-        self.rows = queryset if rows is None else rows
-
-    def count(self):
-        if self.name is None:
-            return self.queryset.count()
-        return revision.cached_count(self.name, self.queryset.count, self.token)
-
-    def __getitem__(self, index):
-        return list(self.rows[index])

@@ -1,8 +1,9 @@
 """
 The one rule every public endpoint's query follows (README, "Query parameters"):
 
-- a parameter is given once, unless it takes several values (``MULTI_VALUED``): those may be
-  repeated (``release=1.8&release=1.9``) or comma-separated (``release=1.8,1.9``), alike;
+- a parameter is given once, unless it takes several values (the FilterSets declare which:
+  releases.api.filters.MULTI_VALUED): those may be repeated (``release=1.8&release=1.9``) or
+  comma-separated (``release=1.8,1.9``), alike;
 - no value is empty or begins or ends with spaces, and no name or value holds a control
   character (NUL, CR, LF, ...);
 - numbers are ASCII digits; a value outside its range is refused, not clamped;
@@ -14,18 +15,19 @@ once, in a 400 whose JSON maps the parameter to what is wrong.
 
 import re
 
-from django.http import QueryDict
 from rest_framework.exceptions import ValidationError
 from rest_framework.negotiation import DefaultContentNegotiation
 
-MULTI_VALUED = {"release", "stability", "area", "kind", "facets", "link_status", "first_release"}
 # C0 and C1 controls, DEL, and the line and paragraph separators.
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 ASCII_WHOLE_NUMBER = re.compile(r"^[0-9]+$")
 
 
-def problems(query):
-    """{parameter: [message]} for every break of the rule in ``query`` (a QueryDict)."""
+def problems(query, several):
+    """
+    {parameter: [message]} for every break of the rule in ``query`` (a QueryDict), where the
+    parameters named in ``several`` may be repeated.
+    """
     found = {}
     for name in query:
         values = query.getlist(name)
@@ -38,17 +40,9 @@ def problems(query):
             found[label] = ["May not be empty: give a value, or leave the parameter out."]
         elif any(value != value.strip(" ") for value in values):
             found[label] = ["May not begin or end with spaces."]
-        elif len(values) > 1 and name not in MULTI_VALUED:
+        elif len(values) > 1 and name not in several:
             found[label] = [f"Given {len(values)} times; give it once."]
     return found
-
-
-def joined(query):
-    """``query`` with each several-valued parameter's repeats joined by commas, as one value."""
-    data = QueryDict(mutable=True)  # QueryDict.copy() deep-copies: here, strings are shared
-    for name, values in query.lists():
-        data.setlist(name, [",".join(values)] if name in MULTI_VALUED else list(values))
-    return data
 
 
 def whole_number(raw, name, low, high):

@@ -1,137 +1,68 @@
 """
 The OpenAPI schema, made to say exactly what the API accepts and answers.
 
-drf-spectacular describes the views; this hook (SPECTACULAR_SETTINGS' POSTPROCESSING_HOOKS)
-then states every query parameter as the server checks it — types, allowed values, patterns,
-bounds, and that none may be empty — and every response an operation can give: 200, 304,
-400 (each bad parameter named), 404 and 429. schemathesis (`make fuzz`) holds the API to it.
+drf-spectacular describes the views, and each query parameter from its one declaration: a
+FilterSet's filters through drf-spectacular's django-filter support (``CatalogFilterExtension``
+reads what each field states of itself: releases.api.filters, ``openapi()``), a form's fields
+through ``form_parameters``, ``page`` and ``page_size`` from the paginator. This hook
+(SPECTACULAR_SETTINGS' POSTPROCESSING_HOOKS) then adds what holds for every parameter (none
+may be empty), a list's ``format``, and every response an operation can give: 200, 304, 400
+(each bad parameter named), 404 and 429. schemathesis (`make fuzz`) holds the API to it.
 """
 
-from releases.api.filters import DATETIME_RE, FACET_FIELDS, ISO_DATE_RE, SearchField
-from releases.api.pagination import MAX_PAGE, StrictPageNumberPagination
-from releases.models import Area, LinkKind, LinkStatus, Release, Stability, Track
+import copy
 
-VERSION = r"v?[0-9]{1,3}\.[0-9]{1,3}(\.[0-9]{1,3})?((a|b|rc)[0-9]{1,3})?"
-STABILITY_VALUES = [*Stability.values, "none"]
-CONTROLS = r"\x00-\x1f\x7f-\x9f\u2028\u2029"  # as releases.api.params.CONTROL
-WORD, SPACE = rf"[^ {CONTROLS}]", " "  # words are what spaces (U+0020) separate
-ORDERINGS = ["release", "title", "area", "position"]
+from drf_spectacular.contrib.django_filters import DjangoFilterExtension
+from drf_spectacular.plumbing import build_parameter_type
+from drf_spectacular.utils import OpenApiParameter
+
+from releases.api.filters import FACET_FIELDS
 
 
-def anchored(pattern):
-    return f"^{pattern}$"
+def described(filter_):
+    """What ``filter_`` (a FilterSet's, unbound) states of itself: its own, or its field's."""
+    if hasattr(filter_, "openapi"):
+        return filter_.openapi()
+    return copy.copy(filter_).field.openapi()  # a field of its own, as a FilterSet's copy has
 
 
-def comma_list(values):
-    """A pattern for one value of ``values`` or several, comma-separated."""
-    one = "(" + "|".join(values) + ")"
-    return anchored(f"{one}(,{one})*")
+class CatalogFilterExtension(DjangoFilterExtension):
+    """drf-spectacular's django-filter support, each parameter stated as its field checks it."""
+
+    target_class = "releases.api.filters.StrictFilterBackend"
+    priority = 1
+
+    def resolve_filter_field(self, auto_schema, model, filterset_class, field_name, filter_field):
+        stated = described(filter_field)
+        return [
+            build_parameter_type(
+                name=field_name,
+                location=OpenApiParameter.QUERY,
+                required=filter_field.extra["required"],
+                description=filter_field.extra.get("help_text") or filter_field.label,
+                schema=stated["schema"],
+                style=stated.get("style"),
+                explode=stated.get("explode"),
+            )
+        ]
 
 
-def several(item_pattern, description):
-    """A parameter taking several values: repeated, each value one or a comma-separated list."""
-    return {
-        "schema": {
-            "type": "array",
-            "items": {"type": "string", "minLength": 1, "pattern": item_pattern},
-            "minItems": 1,
-        },
-        "style": "form",
-        "explode": True,
-        "description": description,
-    }
-
-
-def parameter_schemas():
-    """name -> what to set on the parameter; area and track slugs are read from the catalog."""
-    version = {"type": "string", "minLength": 1, "pattern": anchored(VERSION)}
-    areas = sorted(Area.objects.published().values_list("slug", flat=True)) or ["none-yet"]
-    published = list(Release.objects.published().oldest_first().values_list("version", flat=True))
-    orderings = [f"-?{name}" for name in ORDERINGS]
-    search = SearchField
-    return {
-        "page": {
-            "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE},
-            "description": "A page number, from 1 (or 'last').",
-        },
-        "page_size": {
-            "schema": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": StrictPageNumberPagination.max_page_size,
-            }
-        },
-        "release": several(
-            anchored(f"{VERSION}(,{VERSION})*"),
-            "Versions, e.g. 1.8; several comma-separated (1.8,1.9) or repeated.",
-        ),
-        "stability": several(
-            comma_list(STABILITY_VALUES),
-            "stable, beta, prototype or none (no stability given); several comma-separated or "
-            "repeated.",
-        ),
-        "area": several(comma_list(areas), "Area slugs (see /api/areas/), one or several."),
-        "kind": several(comma_list(LinkKind.values), "Link kinds, one or several."),
-        "link_status": several(
-            comma_list(LinkStatus.values),
-            "What check_links last found: unchecked, ok, redirected (permanently), broken or "
-            "unreachable (each only after two failed checks a day apart); one or several.",
-        ),
-        "facets": several(
-            comma_list(list(FACET_FIELDS)),
-            "stability, area and/or release: adds `facets` to the answer, the count of features "
-            "each value would give with the other filters applied.",
-        ),
-        "track": {
-            "schema": {
-                "type": "string",
-                "enum": sorted(Track.objects.published().values_list("slug", flat=True))
-                or ["none-yet"],
-            }
-        },
-        "ordering": {
-            "schema": {"type": "string", "minLength": 1, "pattern": comma_list(orderings)},
-        },
-        "search": {
-            "schema": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": search.MAX_LENGTH,
-                # Words with no control character, separated by spaces.
-                "pattern": anchored(rf"{WORD}+({SPACE}+{WORD}+){{0,{search.MAX_WORDS - 1}}}"),
-            }
-        },
-        "updated_since": {"schema": datetime_schema()},
-        "since": {"schema": datetime_schema()},
-        "released_after": {"schema": date_schema()},
-        "released_before": {"schema": date_schema()},
-        "min_version": {"schema": version},
-        "max_version": {"schema": version},
-        "as_of": {"schema": version},
-        # /api/state/'s version names a published release.
-        "version": {"schema": {"type": "string", "enum": published or ["none-yet"]}},
-        "first_release": several(
-            anchored(f"{VERSION}(,{VERSION})*"),
-            "The release of a track's first appearance, e.g. 2.0; several comma-separated or "
-            "repeated.",
-        ),
-        "stuck_for": {"schema": {"type": "integer", "minimum": 1, "maximum": 100}},
-        "promoted_in": {"schema": version},
-        "from": {"schema": version},
-        "to": {"schema": version},
-        "cursor": {"schema": {"type": "string", "minLength": 1, "pattern": "^[A-Za-z0-9_-]+$"}},
-        "has_missing_links": {"schema": {"type": "boolean"}},
-        "promoted": {"schema": {"type": "boolean"}},
-        "is_missing": {"schema": {"type": "boolean"}},
-    }
-
-
-def datetime_schema():
-    return {"type": "string", "format": "date-time", "pattern": DATETIME_RE.pattern[:-2] + "$"}
-
-
-def date_schema():
-    return {"type": "string", "format": "date", "pattern": ISO_DATE_RE.pattern[:-2] + "$"}
+def form_parameters(form_class):
+    """The query parameters of ``form_class`` (a form of the API's fields), for extend_schema."""
+    parameters = []
+    for name, field in form_class().fields.items():
+        stated = field.openapi()
+        parameters.append(
+            OpenApiParameter(
+                name,
+                stated["schema"],
+                required=field.required,
+                description=str(field.help_text),
+                style=stated.get("style"),
+                explode=stated.get("explode"),
+            )
+        )
+    return parameters
 
 
 ERRORS = {
@@ -190,12 +121,10 @@ def postprocess(result, generator, request, public):
     schemas.update(ERRORS)
     if "PaginatedFeatureList" in schemas:
         schemas["PaginatedFeatureList"].setdefault("properties", {})["facets"] = FACETS_SCHEMA
-    known = parameter_schemas()
     for operations in result.get("paths", {}).values():
         for operation in operations.values():
             for parameter in operation.get("parameters", []):
                 if parameter["in"] == "query":
-                    parameter.update(known.get(parameter["name"], {}))
                     parameter.setdefault("schema", {}).setdefault("minLength", 1)
                     if parameter["schema"].get("type") != "string":
                         parameter["schema"].pop("minLength")

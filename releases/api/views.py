@@ -1,7 +1,8 @@
 """
 The public, read-only API.
 
-Views stay thin: QuerySets say what to read, FilterSets how to narrow it.
+Views stay thin: QuerySets say what to read, FilterSets how to narrow it (and which
+parameters there are: releases.api.filters), the paginator how to page and count it.
 """
 
 from urllib.parse import urlencode
@@ -11,8 +12,7 @@ from django.http import HttpResponse, JsonResponse
 from django.urls import reverse
 from django.views.defaults import bad_request as django_bad_request
 from django.views.defaults import page_not_found
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework import mixins, routers, viewsets
 from rest_framework.exceptions import ValidationError
@@ -36,7 +36,8 @@ from releases.api.filters import (
     feature_facets,
     reject_bad_query,
 )
-from releases.api.pagination import Counted
+from releases.api.pagination import Rows
+from releases.api.schema import form_parameters
 from releases.api.serializers import (
     AreaSerializer,
     ChangeLogSerializer,
@@ -55,7 +56,7 @@ from releases.api.serializers import (
 from releases.models import Area, Feature, Link, Release, Track
 from releases.pages import badges
 from releases.tracks import upgrade_between
-from releases.web.middleware import CACHED_PREFIXES
+from releases.web.surfaces import answers_as_api
 
 
 class CSVListMixin:
@@ -134,7 +135,7 @@ class FeatureViewSet(CSVListMixin, mixins.ListModelMixin, viewsets.GenericViewSe
         if self.wants_csv(request):
             return self.csv_list()
         features = self.filter_queryset(self.get_queryset())
-        rows = self.paginate_queryset(Counted(features, feature_values(features)))
+        rows = self.paginate_queryset(Rows(features, feature_values(features)))
         response = self.get_paginated_response(feature_items(rows))
         wanted = [
             name for value in request.query_params.getlist("facets") for name in value.split(",")
@@ -229,17 +230,11 @@ class GraduationViewSet(CSVListMixin, mixins.ListModelMixin, viewsets.GenericVie
 class CompareView(APIView):
     """What upgrading from one version to another brings: tracks added, promoted, demoted."""
 
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("from", OpenApiTypes.STR, required=True, description="e.g. 1.7"),
-            OpenApiParameter("to", OpenApiTypes.STR, required=True, description="e.g. 1.9"),
-        ],
-        responses=CompareSerializer,
-    )
+    @extend_schema(parameters=form_parameters(CompareForm), responses=CompareSerializer)
     def get(self, request):
         form = CompareForm(request.query_params)
         errors = None if form.is_valid() else form.errors
-        reject_bad_query(request.query_params, {"from", "to", "format"}, errors)
+        reject_bad_query(request.query_params, {*form.fields, "format"}, errors)
         start, end = form.cleaned_data["from"], form.cleaned_data["to"]
         changes = upgrade_between(start, end)
         return Response({"from": start, "to": end, **CompareSerializer(changes).data})
@@ -251,21 +246,11 @@ class ChangeLogView(APIView):
     the catalog, and resumes from the cursor of the last page it read.
     """
 
-    @extend_schema(
-        parameters=[
-            OpenApiParameter(name, kind, description=str(ChangesForm.base_fields[name].help_text))
-            for name, kind in (
-                ("since", OpenApiTypes.DATETIME),
-                ("cursor", OpenApiTypes.STR),
-                ("page_size", OpenApiTypes.INT),
-            )
-        ],
-        responses=ChangeLogSerializer,
-    )
+    @extend_schema(parameters=form_parameters(ChangesForm), responses=ChangeLogSerializer)
     def get(self, request):
         form = ChangesForm(request.query_params)
         errors = None if form.is_valid() else form.errors
-        reject_bad_query(request.query_params, {"since", "cursor", "page_size", "format"}, errors)
+        reject_bad_query(request.query_params, {*form.fields, "format"}, errors)
         data = form.cleaned_data
         entries, more = public_log.entries_after(data["since"], data["cursor"], data["page_size"])
         last = entries[-1].pk if entries else data["cursor"]
@@ -369,10 +354,10 @@ def track_badge(request, slug, kind):
 
 
 def public_error(default):
-    """An error handler: JSON where the API's own errors are (CACHED_PREFIXES); else Django's."""
+    """An error handler: JSON where the API's own errors are (answers_as_api); else Django's."""
 
     def handler(request, exception=None, **kwargs):
-        if request.path.startswith(CACHED_PREFIXES):
+        if answers_as_api(request.path):
             detail = "Not found." if default is page_not_found else "Bad request."
             status = 404 if default is page_not_found else 400
             return JsonResponse({"detail": detail}, status=status)

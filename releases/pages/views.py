@@ -34,7 +34,7 @@ from releases.api.filters import (
     feature_facets,
     reject_bad_query,
 )
-from releases.api.params import joined, without_empty
+from releases.api.params import without_empty
 from releases.api.views import FeatureViewSet, ReleaseViewSet, StateViewSet, TrackViewSet
 from releases.links.fixes import archived_url
 from releases.models import STABILITY_RANKS, Area, Feature, Release, Stability, StageSource, Track
@@ -450,7 +450,7 @@ def compare_page(request):
     result = None
     if request.GET:
         form = CompareForm(request.GET)
-        reject_bad_query(request.GET, {"from", "to"}, None if form.is_valid() else form.errors)
+        reject_bad_query(request.GET, set(form.fields), None if form.is_valid() else form.errors)
         known = {release.version for release in releases}
         start, end = form.cleaned_data["from"], form.cleaned_data["to"]
         missing = [v for v in (start, end) if versions.normalize(v) not in known]
@@ -481,8 +481,8 @@ def compare_page(request):
 def feature_list(request):
     """/api/features/ as a form, with how many features each choice would give."""
     page = api_list(request, FeatureViewSet, lambda qs: qs.select_related("release", "area"))
-    # As the API's FilterSet reads a query: a choice's repeats joined (the form's checkboxes).
-    facets = feature_facets(joined(request.GET), list(FACET_FIELDS))
+    # Read as the API's FilterSet reads a query: a choice's repeats (the form's checkboxes) joined.
+    facets = feature_facets(request.GET, list(FACET_FIELDS))
     chosen = {name: set(",".join(request.GET.getlist(name)).split(",")) for name in FACET_FIELDS}
     labels = dict(STAGES) | {NO_STABILITY: "No stage"}
     area_names = dict(Area.objects.values_list("slug", "name"))
@@ -520,7 +520,7 @@ def graduation(request):
     """
     filterset = GraduationFilterSet(request.GET)
     reject_bad_query(request.GET, {"stuck_for"}, filterset.errors or None)
-    stuck_for = filterset.cleaned_data.get("stuck_for") or stats.DEFAULT_STUCK_FOR
+    stuck_for = filterset.form.cleaned_data.get("stuck_for") or stats.DEFAULT_STUCK_FOR
     positions = stats.release_positions()
     standings = stats.standings(Track.objects.for_api(), positions)
     graduated = sorted(

@@ -24,7 +24,7 @@ from django.http.multipartparser import MultiPartParserError
 from django.shortcuts import render
 from django.utils.log import log_response
 
-from releases.web.middleware import CACHED_PREFIXES
+from releases.web.surfaces import answers_as_api
 
 UNREADABLE = (TooManyFieldsSent, TooManyFilesSent, RequestDataTooBig, MultiPartParserError)
 NOT_UTF8 = "Is not UTF-8: percent-encode the UTF-8 bytes of the text (%C3%A9 for é)."
@@ -124,7 +124,7 @@ class UnreadableRequestMiddleware:
     @staticmethod
     def bad_request(request, problems):
         """The API's 400 (schema ParameterErrors) under /api/ and /feeds/, else the 400 page."""
-        if request.path.startswith(CACHED_PREFIXES):
+        if answers_as_api(request.path):
             return JsonResponse(problems, status=400)
         return render(request, "400.html", {"problems": problems}, status=400)
 

@@ -17,6 +17,9 @@ For every request under /api/, /feeds/ and /badges/ (and the public pages), in t
 Both validators and the page cache are keyed by the catalog revision (releases.revision),
 which every committed write replaces: no page outlives a change, and the check costs no SQL.
 
+Which paths are public, and which of them answer as the API (errors as JSON) rather than as
+pages, is read from the URLconf (releases.web.surfaces).
+
 This middleware is the innermost (config/settings.py): whatever it answers — a fresh page, a
 cached one, a 304 or a 429 — passes out through the middleware that sets the security
 headers, and carries the same ``Allow`` and ``Vary`` as a freshly rendered page.
@@ -35,13 +38,10 @@ from django.utils.http import http_date
 
 from releases import revision
 from releases.api import params
+from releases.api.filters import MULTI_VALUED
+from releases.web.surfaces import answers_as_api, is_page
 from releases.web.throttle import Throttle, counters
 
-# Answered as the API is (its errors as JSON): the API, the feeds and the status badges.
-CACHED_PREFIXES = ("/api/", "/feeds/", "/badges/")
-# The public pages: read-only, validated, throttled and cached like the API.
-PAGE_PREFIXES = ("/releases/", "/tracks/", "/matrix/", "/compare/", "/features/", "/graduation/",
-                 "/sitemap.xml")  # fmt: skip
 PUBLIC_METHODS = "GET, HEAD, OPTIONS"
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 # Set here on every answer, not taken from the page cache.
@@ -105,8 +105,8 @@ class CatalogCacheMiddleware:
         self.throttle = Throttle(rate, store) if rate else None
 
     def __call__(self, request):
-        is_page = request.path == "/" or request.path.startswith(PAGE_PREFIXES)
-        if not (is_page or request.path.startswith(CACHED_PREFIXES)):
+        page = is_page(request.path)
+        if not (page or answers_as_api(request.path)):
             return self.get_response(request)
         if request.method not in SAFE_METHODS:
             detail = f'Method "{request.method}" not allowed: the public API only reads.'
@@ -117,9 +117,10 @@ class CatalogCacheMiddleware:
             wait = self.throttle.wait(client_address(request))
             if wait:
                 return self.public(self.throttled(wait))
-        problems = params.problems(params.without_empty(request.GET) if is_page else request.GET)
+        query = params.without_empty(request.GET) if page else request.GET
+        problems = params.problems(query, MULTI_VALUED)
         if problems:
-            if is_page:
+            if page:
                 page = render(request, "400.html", {"problems": problems}, status=400)
                 return self.public(page)
             return self.public(JsonResponse(problems, status=400))
