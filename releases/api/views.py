@@ -8,14 +8,13 @@ parameters there are: releases.api.filters), the paginator how to page and count
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.http import HttpResponse, JsonResponse
+from django.http import JsonResponse
 from django.urls import reverse
 from django.views.defaults import bad_request as django_bad_request
 from django.views.defaults import page_not_found
 from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework import mixins, routers, viewsets
-from rest_framework.exceptions import ValidationError
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -54,7 +53,6 @@ from releases.api.serializers import (
     feature_values,
 )
 from releases.models import Area, Feature, Link, Release, Track
-from releases.pages import badges
 from releases.tracks import upgrade_between
 from releases.web.surfaces import answers_as_api
 
@@ -330,27 +328,6 @@ class DocsView(JSONErrorsMixin, SpectacularSwaggerView):
         response.data["csrf_token"] = ""
         del response["Cross-Origin-Opener-Policy"]
         return response
-
-
-BADGE_TYPES = {"svg": "image/svg+xml; charset=utf-8", "json": "application/json"}
-
-
-def track_badge(request, slug, kind):
-    """
-    The badge of the published track ``slug``, "torch.fft | stable since 1.8", as SVG or as
-    shields.io's endpoint JSON (``kind``); a grey "unknown" badge with a 404 for a track the
-    public does not know. Cached with ETags by releases.web.middleware, as the API is.
-    """
-    try:
-        reject_bad_query(request.GET, set())
-    except ValidationError as error:
-        return JsonResponse(error.detail, status=400)
-    facts = stats.track_badge(slug)
-    badge = badges.track_badge(*facts) if facts else badges.unknown_badge(slug[:60])
-    status = 200 if facts else 404
-    if kind == "json":
-        return JsonResponse(badges.endpoint(badge), status=status)
-    return HttpResponse(badges.svg(badge), content_type=BADGE_TYPES[kind], status=status)
 
 
 def public_error(default):

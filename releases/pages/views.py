@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 
 from django.db.models import Count, Prefetch
 from django.db.models.functions import Lower
-from django.http import Http404
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.safestring import mark_safe
@@ -558,3 +558,24 @@ def graduation(request):
             "stuck_url": api_url("stats-graduation-list", {"stuck_for": stuck_for}),
         },
     )
+
+
+BADGE_TYPES = {"svg": "image/svg+xml; charset=utf-8", "json": "application/json"}
+
+
+def track_badge(request, slug, kind):
+    """
+    The badge of the published track ``slug``, "torch.fft | stable since 1.8", as SVG or as
+    shields.io's endpoint JSON (``kind``); a grey "unknown" badge with a 404 for a track the
+    public does not know. Cached with ETags by releases.web.middleware, as the API is.
+    """
+    try:
+        reject_bad_query(request.GET, set())
+    except ValidationError as error:
+        return JsonResponse(error.detail, status=400)
+    facts = stats.track_badge(slug)
+    badge = badges.track_badge(*facts) if facts else badges.unknown_badge(slug[:60])
+    status = 200 if facts else 404
+    if kind == "json":
+        return JsonResponse(badges.endpoint(badge), status=status)
+    return HttpResponse(badges.svg(badge), content_type=BADGE_TYPES[kind], status=status)

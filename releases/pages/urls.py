@@ -1,0 +1,33 @@
+"""The pages for people, the feeds, the status badges and the sitemap: URLs outside /api/."""
+
+from django.contrib.sitemaps.views import sitemap
+from django.urls import path
+
+from releases.pages import views
+from releases.pages.feeds import ReleaseFeed, TrackFeed
+from releases.pages.sitemaps import SITEMAPS
+
+urlpatterns = [
+    path("", views.home, name="page-home"),
+    path("releases/", views.release_list, name="page-releases"),
+    path("releases/<str:version>/", views.release_detail, name="page-release"),
+    path("releases/<str:version>/state/", views.state, name="page-state"),
+    path("tracks/", views.track_list, name="page-tracks"),
+    path("tracks/<slug:slug>/", views.track_detail, name="page-track"),
+    path("matrix/", views.matrix, name="page-matrix"),
+    path("compare/", views.compare_page, name="page-compare"),
+    path("features/", views.feature_list, name="page-features"),
+    path("graduation/", views.graduation, name="page-graduation"),
+    path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
+    path("feeds/releases/", ReleaseFeed(), name="feed-releases"),
+    path("feeds/tracks/<slug:slug>/", TrackFeed(), name="feed-track"),
+    path(
+        "badges/tracks/<slug:slug>.svg", views.track_badge, {"kind": "svg"}, name="badge-track-svg"
+    ),
+    path(
+        "badges/tracks/<slug:slug>.json",
+        views.track_badge,
+        {"kind": "json"},
+        name="badge-track-json",
+    ),
+]
