@@ -30,6 +30,8 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.utils import timezone
 
+from releases.keys import BATCH, batches, describe
+
 # The log's types, in the order a mirror creates them: what others refer to first.
 TYPE_MODELS = {
     "area": "Area",
@@ -43,7 +45,6 @@ TYPE_MODELS = {
 TYPES = list(TYPE_MODELS)
 TYPE_OF = {model_name: name for name, model_name in TYPE_MODELS.items()}
 CREATED, UPDATED, DELETED = "created", "updated", "deleted"
-BATCH = 500
 
 
 def catalog_model(name):
@@ -136,10 +137,10 @@ def close(reached, using):
     claims = catalog_model("claim")._base_manager.using(using)
     aliases = catalog_model("alias")._base_manager.using(using)
     for name, field in (("feature", "feature_id"), ("track", "track_id")):
-        for batch in batches(reached.get(name, ())):
+        for batch in batches(sorted(reached.get(name, ()))):
             found = claims.filter(**{f"{field}__in": batch}).values_list("pk", flat=True)
             reached["claim"] |= set(found)
-    for batch in batches(reached.get("area", ())):
+    for batch in batches(sorted(reached.get("area", ()))):
         reached["alias"] |= set(aliases.filter(area_id__in=batch).values_list("pk", flat=True))
 
 
@@ -148,13 +149,11 @@ def close(reached, using):
 
 def public_states(kind, ids, using):
     """{id: (natural key, payload)} of those of ``ids`` the public may see, as they are now."""
-    from releases import writes
-
     model = catalog_model(kind)
     states = {}
-    for batch in writes.batches(ids):
+    for batch in batches(sorted(ids)):
         objects = list(model.objects.using(using).published().filter(pk__in=batch))
-        for obj, (key, refs) in zip(objects, writes.describe(model, objects, using), strict=True):
+        for obj, (key, refs) in zip(objects, describe(model, objects, using), strict=True):
             states[obj.pk] = (key, payload(model, obj, refs))
     return states
 
@@ -185,7 +184,7 @@ def announce(reached, using, when):
             continue
         now = public_states(kind, ids, using)
         announced = {}
-        for batch in batches(ids):
+        for batch in batches(sorted(ids)):
             for known in PublicObject.objects.using(using).filter(type=kind, object_id__in=batch):
                 announced[known.object_id] = known
         for object_id in sorted(ids):
@@ -238,7 +237,7 @@ def stamp(additions, using, when):
         by_kind[kind].append(object_id)
     for kind, ids in by_kind.items():
         manager = catalog_model(kind)._base_manager.using(using)
-        for batch in batches(ids):
+        for batch in batches(sorted(ids)):
             manager.filter(pk__in=batch).exclude(updated_at__gte=when).update(updated_at=when)
 
 
@@ -247,12 +246,6 @@ def head(using):
     PublicLogHead = log_model("PublicLogHead")
     PublicLogHead.objects.using(using).get_or_create(pk=1)
     PublicLogHead.objects.using(using).select_for_update().get(pk=1)
-
-
-def batches(ids):
-    ids = sorted(ids)
-    for start in range(0, len(ids), BATCH):
-        yield ids[start : start + BATCH]
 
 
 def catch_up(using="default"):

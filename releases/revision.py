@@ -18,6 +18,7 @@ nothing changed (releases.web.middleware).
 """
 
 import hashlib
+import threading
 import uuid
 from typing import NamedTuple
 
@@ -98,15 +99,34 @@ def catalog_changed(using="default"):
     (before that, a reader could cache the old data under the new token), and a transaction
     starts one revision however many rows it writes.
     """
-    connection = transaction.get_connection(using)
-    # Django keeps the callbacks of the open transaction in run_on_commit, and drops those of
-    # a savepoint that rolls back: if ours is still there, this transaction will bump.
-    # tests/test_changes.py pins this reading of Django's internals.
-    if connection.in_atomic_block and any(
-        callback is bump for _, callback, *_ in connection.run_on_commit
-    ):
-        return
-    transaction.on_commit(bump, using=using)
+    # Every write asks for the bump, and the first to run at commit is the only one that
+    # bumps: a savepoint that rolls back takes its own requests with it, and those of the
+    # writes that remain still ask.
+    transaction.on_commit(_pending_bump(using), using=using)
+
+
+class Bump:
+    """One transaction's revision: started once, by the first of its on_commit callbacks."""
+
+    def __init__(self):
+        self.done = False
+
+    def __call__(self):
+        if not self.done:
+            self.done = True
+            bump()
+
+
+_bumps = threading.local()  # per thread and database: the bump the open transaction asks for
+
+
+def _pending_bump(using):
+    """The bump not yet started on ``using`` in this thread (a new one once it has run)."""
+    pending = getattr(_bumps, using, None)
+    if pending is None or pending.done:
+        pending = Bump()
+        setattr(_bumps, using, pending)
+    return pending
 
 
 COUNT_KEY = "count:{}:{}"

@@ -24,40 +24,24 @@ from contextvars import ContextVar
 
 from django.apps import apps
 from django.db import models, router, transaction
-from django.db.models.deletion import Collector
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
 
-from releases import public_log, revision
+from releases import adapters, public_log, revision
+from releases.keys import BATCH, batches, describe, fetch
 
 CREATED, UPDATED, DELETED = "+", "~", "-"
-
-# The foreign keys each model's history keeps the natural keys of: what a mirror needs to
-# rebuild the object elsewhere.
-REFERENCES = {
-    "AreaAlias": ("area",),
-    "Track": ("area",),
-    "Feature": ("release", "area", "track"),
-    "Link": ("feature",),
-    "StageClaim": ("release", "feature", "track"),
-}
-# What a model's own natural key reads through.
-KEY_PATHS = {"Feature": ("release",), "Link": ("feature",), "StageClaim": ("release",)}
-
-BATCH = 500  # ids per IN (...) list: well inside every database's limit on parameters
 
 
 class CatalogHistory(HistoricalRecords):
     """
     simple-history's historical tables, written by this module instead of by the library's
     signal receivers: those see ``save()`` and ``delete()`` but not QuerySet writes, and the
-    catalog records every write the same way.
+    catalog records every write the same way. Overriding ``create_historical_record`` is how
+    simple-history's documentation ("Disable Creating Historical Records") says to do it.
     """
 
-    def post_save(self, instance, created, using=None, **kwargs):
-        pass
-
-    def post_delete(self, instance, using=None, **kwargs):
+    def create_historical_record(self, instance, history_type, using=None):
         pass
 
 
@@ -93,12 +77,10 @@ def acting_as(reason, user=None):
 def actor(instance=None):
     """(user, reason) of a write: acting_as(), else the editor of the admin request."""
     user, reason = _actor.get() or (None, "")
+    # ``_history_user`` is simple-history's documented way to name the user of one write.
     user = getattr(instance, "_history_user", None) or user
     if user is None:
-        request = getattr(HistoricalRecords.context, "request", None)
-        candidate = getattr(request, "user", None)
-        if candidate is not None and candidate.is_authenticated:
-            user = candidate
+        user = adapters.request_user()
     return user, reason
 
 
@@ -137,20 +119,6 @@ def stamp(objects, when=None):
     for obj in objects:
         obj.updated_at = when
     return when
-
-
-def batches(ids):
-    ids = list(ids)
-    for start in range(0, len(ids), BATCH):
-        yield ids[start : start + BATCH]
-
-
-def fetch(model, ids, using):
-    """The rows of ``ids``, as they are in the database now."""
-    found = []
-    for batch in batches(ids):
-        found.extend(model._base_manager.using(using).filter(pk__in=batch))
-    return found
 
 
 # --- the write paths -----------------------------------------------------------------------------
@@ -316,46 +284,44 @@ def write_bulk_update(model, objects, fields, base_bulk_update, using, args, kwa
 
 def delete(target, using):
     """
-    ``Model.delete()`` and ``QuerySet.delete()``: delete with Django's collector, and record
-    every row that goes, cascades included, with the natural keys it had.
+    ``Model.delete()`` and ``QuerySet.delete()``: delete as Django does, and record every row
+    that goes, cascades included, with the natural keys it had.
     """
-    if isinstance(target, models.QuerySet):
-        if target.query.is_sliced:
-            raise TypeError("Cannot use 'limit' or 'offset' with delete().")
-        target = target._chain()
-        target._for_write = True
-        target.query.select_for_update = False
-        target.query.select_related = False
-        target.query.clear_ordering(force=True)
     with transaction.atomic(using=using, savepoint=False):
-        collector = Collector(using=using, origin=target)
-        collector.collect(target)
-        doomed = {model: list(objects) for model, objects in collector.data.items()}
-        for queryset in collector.fast_deletes:
-            doomed.setdefault(queryset.model, []).extend(queryset)
-        doomed = {model: objects for model, objects in doomed.items() if is_catalog(model)}
-        for model, objects in doomed.items():
-            let_go(model, objects, using)
-        # Described before they go: the collector clears their primary keys, and what they
-        # referred to may go with them.
-        when = timezone.now()
-        rows = {
-            model: history_rows(model, objects, DELETED, using, when)
-            for model, objects in doomed.items()
-        }
-        result = collector.delete()
-        for model, objects in doomed.items():
-            record(model, objects, DELETED, using=using, rows=rows[model], when=when, told=False)
-        # The public change log hears of a deletion and its cascade at once, so that what
-        # refers to others is tombstoned before what it refers to.
-        public_log.follow([(model, rows[model], None) for model in doomed], using, when)
+        refused = adapters.refusal(target)  # Django's checks, at no cost inside a transaction
+        if refused is None:
+            result = write_deletion(target, using)
+    if refused is not None:
+        raise refused
+    return result
+
+
+def write_deletion(target, using):
+    """delete()'s writes, once Django accepted the deletion."""
+    doomed, run = adapters.deletion(target, using)
+    doomed = {model: objects for model, objects in doomed.items() if is_catalog(model)}
+    for model, objects in doomed.items():
+        let_go(model, objects, using)
+    # Described before they go: the deletion clears their primary keys, and what they
+    # referred to may go with them.
+    when = timezone.now()
+    rows = {
+        model: history_rows(model, objects, DELETED, using, when)
+        for model, objects in doomed.items()
+    }
+    result = run()
+    for model, objects in doomed.items():
+        record(model, objects, DELETED, using=using, rows=rows[model], when=when, told=False)
+    # The public change log hears of a deletion and its cascade at once, so that what
+    # refers to others is tombstoned before what it refers to.
+    public_log.follow([(model, rows[model], None) for model in doomed], using, when)
     return result
 
 
 def let_go(model, objects, using):
     """
     What refers to ``objects`` with ``on_delete=SET_NULL`` lets go of them through this write
-    path, recorded like any update, before they go (the collector's own SET NULL would not be).
+    path, recorded like any update, before they go (Django's own SET NULL would not be).
     """
     ids = [obj.pk for obj in objects]
     for relation in model._meta.related_objects:
@@ -371,40 +337,6 @@ def is_catalog(model):
 
 
 # --- the record ----------------------------------------------------------------------------------
-
-
-def describe(model, objects, using):
-    """(natural key, {reference: natural key}) of each object as of now, in a few queries."""
-    references = REFERENCES.get(model.__name__, ())
-    prime(model, objects, set(references) | set(KEY_PATHS.get(model.__name__, ())), using)
-    return [
-        (
-            list(obj.natural_key()),
-            {name: natural_key_or_none(getattr(obj, name)) for name in references},
-        )
-        for obj in objects
-    ]
-
-
-def natural_key_or_none(obj):
-    return list(obj.natural_key()) if obj is not None else None
-
-
-def prime(model, objects, names, using):
-    """Load the related objects ``names`` of ``objects`` in one query each (and their keys')."""
-    for name in names:
-        field = model._meta.get_field(name)
-        related_model = field.related_model
-        wanted = {getattr(obj, field.attname) for obj in objects if not field.is_cached(obj)}
-        found = {obj.pk: obj for obj in fetch(related_model, wanted - {None}, using)}
-        for obj in objects:
-            if not field.is_cached(obj) and getattr(obj, field.attname) in found:
-                field.set_cached_value(obj, found[getattr(obj, field.attname)])
-        related = [getattr(obj, name) for obj in objects]
-        related = [obj for obj in related if obj is not None]  # an optional reference
-        inner = set(KEY_PATHS.get(related_model.__name__, ()))
-        if inner:
-            prime(related_model, related, inner, using)
 
 
 def history_rows(model, objects, action, using, when):

@@ -8,7 +8,9 @@ for the current window.
 - With Redis (REDIS_URL), the counters are in the shared cache, and an increment is one
   round trip: a pipeline that creates the counter with its expiry if it is missing, then
   increments it. (Django's own ``incr`` asks whether the key exists first, and counting with
-  ``add`` then ``incr``, as django-ratelimit does, takes three.)
+  ``add`` then ``incr``, as django-ratelimit does, takes three.) Django's cache does not lend
+  its Redis client, so the pipeline goes through a client of redis-py's own, to the server
+  the cache writes to, under the cache's keys (``make_and_validate_key``).
 - Without Redis, the counters are a table in a SQLite file in the private cache folder, and
   an increment is one statement: an upsert that returns the new count. The disk cache's
   ``incr`` is four (begin, select, update, commit), and with every worker counting the same
@@ -25,6 +27,9 @@ import threading
 import time
 from pathlib import Path
 
+import redis
+from django.conf import settings
+from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
 from django.core.exceptions import ImproperlyConfigured
 
@@ -70,6 +75,7 @@ class CacheCounters:
 
     def __init__(self, cache):
         self.cache = cache
+        self.redis = redis_writer(cache) if isinstance(cache, RedisCache) else None
 
     def clear(self):
         self.cache.clear()
@@ -77,10 +83,10 @@ class CacheCounters:
     def increment(self, key, expires, now):
         timeout = max(1, math.ceil(expires - now))
         cache = self.cache
-        if isinstance(cache, RedisCache):
-            # Django's client stores integers as they are, so INCR works on what it reads.
+        if self.redis is not None:
+            # Django's cache stores integers as they are, so INCR works on what it reads.
             name = cache.make_and_validate_key(key)
-            pipeline = cache._cache.get_client(name, write=True).pipeline(transaction=False)
+            pipeline = self.redis.pipeline(transaction=False)
             pipeline.set(name, 0, ex=timeout, nx=True)
             pipeline.incr(name)
             return pipeline.execute()[1]
@@ -89,6 +95,19 @@ class CacheCounters:
         except ValueError:  # the window's first request
             cache.add(key, 0, timeout)
             return cache.incr(key)
+
+
+def redis_writer(cache):
+    """
+    A redis-py client of the server that the Redis ``cache`` writes to: the first of the
+    servers its LOCATION setting names, as Django's Redis cache writes to the first.
+    """
+    for alias, config in settings.CACHES.items():
+        if caches[alias] is cache:
+            location = config["LOCATION"]
+            servers = re.split("[;,]", location) if isinstance(location, str) else location
+            return redis.Redis.from_url(servers[0])
+    raise ImproperlyConfigured("The throttle counts in a Redis cache named in CACHES.")
 
 
 class SQLiteCounters:

@@ -1,0 +1,89 @@
+"""
+The layout the README's "Where things are" describes, held: no import cycles among the
+project's modules (imports inside functions count), and the core never imports a surface.
+"""
+
+import ast
+from pathlib import Path
+
+from django.conf import settings
+
+RELEASES = Path(settings.BASE_DIR) / "releases"
+SURFACES = ("api", "pages", "admin", "web", "importing", "links", "management")
+
+
+def modules():
+    """{dotted name: (path, is a package)} of every module of the app but its migrations."""
+    found = {}
+    for path in RELEASES.rglob("*.py"):
+        if "migrations" in path.parts:
+            continue
+        parts = list(path.relative_to(RELEASES.parent).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        found[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
+    return found
+
+
+def imports(name, path, is_package, known):
+    """The project's modules ``name`` imports, anywhere in its file."""
+    package = name.split(".") if is_package else name.split(".")[:-1]
+    targets = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            wanted = [f"{module}.{alias.name}" for alias in node.names]
+            wanted = [item if item in known else module for item in wanted]
+        elif isinstance(node, ast.Import):
+            wanted = [alias.name for alias in node.names]
+        else:
+            continue
+        for target in wanted:
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                targets.add(target)
+    return targets
+
+
+def graph():
+    known = modules()
+    return {name: imports(name, *known[name], known) for name in known}
+
+
+def cycle_from(start, edges):
+    """A path of imports from ``start`` back to itself, or None."""
+    stack, seen = [(start, [start])], set()
+    while stack:
+        node, path = stack.pop()
+        for target in edges[node]:
+            if target == start:
+                return [*path, start]
+            if target not in seen:
+                seen.add(target)
+                stack.append((target, [*path, target]))
+    return None
+
+
+def test_no_module_imports_itself_through_others():
+    edges = graph()
+    cycles = [cycle for name in edges if (cycle := cycle_from(name, edges))]
+    assert cycles == []
+
+
+def test_the_core_imports_no_surface():
+    edges = graph()
+    surfaces = tuple(f"releases.{surface}" for surface in SURFACES)
+    core = [name for name in edges if name.count(".") == 1 and not name.startswith(surfaces)]
+    assert "releases.models" in core and "releases.writes" in core
+    wrong = {
+        name: sorted(target for target in edges[name] if target.startswith(surfaces))
+        for name in core
+    }
+    assert {name: targets for name, targets in wrong.items() if targets} == {}
+
+
+def test_a_cycle_is_found_where_there_is_one():
+    edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycle_from("a", edges) == ["a", "b", "c", "a"]
+    assert cycle_from("d", edges) is None
