@@ -1,19 +1,39 @@
-"""JSON shapes of the public API. Field names are a contract with sites and scripts."""
+"""
+JSON shapes of the public API. Field names are a contract with sites and scripts.
 
-from collections import defaultdict
+Each shape is declared once, here, as a serializer. The features list, which is read from
+plain ``.values()`` rows for speed (``feature_values``, ``feature_items``), takes its fields
+from ``FeatureSerializer`` through ``releases.api.rows``.
+"""
 
 from rest_framework import serializers
 
 from releases import public_log
+from releases.api.rows import RowShape
 from releases.models import Area, Feature, Link, LinkStatus, Release, Stability, StageSource, Track
 from releases.stats import Standing
 
 
-class BlankAsNullURLField(serializers.URLField):
-    """A URL, or null where the catalog stores an empty string (a missing link)."""
+class BlankAsNull:
+    """A field shown as null where the catalog stores an empty string."""
 
     def to_representation(self, value):
         return value or None
+
+
+class BlankAsNullURLField(BlankAsNull, serializers.URLField):
+    """A URL, or null where the catalog stores an empty string (a missing link)."""
+
+
+class BlankAsNullCharField(BlankAsNull, serializers.CharField):
+    """Text, or null where the catalog stores an empty string."""
+
+
+class IsBlankField(serializers.BooleanField):
+    """Whether the catalog stores an empty string: a link with no URL is missing."""
+
+    def to_representation(self, value):
+        return not value
 
 
 class StabilityField(serializers.ChoiceField):
@@ -51,7 +71,7 @@ LINK_STATUS_HELP = (
 
 class LinkSerializer(serializers.ModelSerializer):
     url = BlankAsNullURLField(allow_null=True, help_text="null for a link still missing.")
-    is_missing = serializers.BooleanField()
+    is_missing = IsBlankField(source="url")
     status = serializers.ChoiceField(choices=LinkStatus.choices, help_text=LINK_STATUS_HELP)
     checked_at = serializers.DateTimeField(
         allow_null=True, help_text="When the link was last checked; null if never."
@@ -94,7 +114,7 @@ class FeatureSourceSerializer(serializers.Serializer):
     url = BlankAsNullURLField(
         source="source_url", allow_null=True, help_text="The post as published; null if unknown."
     )
-    section = serializers.CharField(
+    section = BlankAsNullCharField(
         source="source_section",
         allow_null=True,
         help_text="The heading of the section the feature is listed under; null outside any.",
@@ -106,11 +126,10 @@ class FeatureSourceSerializer(serializers.Serializer):
         "or the sentence of the claim that added it.",
     )
 
-    def to_representation(self, feature):
-        if not feature.source_post:
-            return None  # added by an editor, not read from a post
-        item = super().to_representation(feature)
-        return {**item, "section": item["section"] or None}
+    def get_attribute(self, feature):
+        # null for a feature an editor added, not read from a post. Read through the field, so
+        # that a values row of the feature (releases.api.rows) reads the same.
+        return feature if self.fields["post"].get_attribute(feature) else None
 
 
 SOURCE_HELP = (
@@ -292,77 +311,22 @@ class CompareSerializer(serializers.Serializer):
     unchanged = serializers.IntegerField(help_text="Tracks whose stage did not change.")
 
 
-# How /api/features/ items read from plain values rows: the same JSON as FeatureSerializer,
-# without model instances, which is what keeps a page of the list fast.
-FEATURE_API_VALUES = {
-    "release": "release__version",
-    "title": "title",
-    "slug": "slug",
-    "stability": "stability",
-    "stage_source": "stage_source",
-    "area": "area__slug",
-    "area_name": "area__name",
-    "summary": "summary",
-    "position": "position",
-    "track": "track__slug",
-}
-
-
-# LinkSerializer's own field: the fast path writes times exactly as the serializer does.
-CHECKED_AT = LinkSerializer().fields["checked_at"]
-
-
-# The feature's provenance, read for the fast path's ``source`` (FeatureSourceSerializer).
-SOURCE_VALUES = ("source_post", "source_url", "source_section", "source_line")
+# /api/features/ items from plain values rows, which is what keeps a page of the list fast:
+# FeatureSerializer's fields, applied to rows. A feature's links come in post order, as
+# FeatureQuerySet.for_release_page prefetches them.
+FEATURE_ROWS = RowShape(
+    FeatureSerializer(), children={"links": Link.objects.order_by("position", "pk")}
+)
 
 
 def feature_values(features):
     """Each feature as the API shows it, in plain values: one query, its joins included."""
-    return features.values("pk", *FEATURE_API_VALUES.values(), *SOURCE_VALUES)
-
-
-def source_item(row):
-    """A values row's ``source``, as FeatureSourceSerializer shows it."""
-    if not row["source_post"]:
-        return None
-    return {
-        "post": row["source_post"],
-        "url": row["source_url"] or None,
-        "section": row["source_section"] or None,
-        "line": row["source_line"],
-    }
+    return FEATURE_ROWS.values(features)
 
 
 def feature_items(rows):
     """API items for a page of ``feature_values()`` rows, with their links: one more query."""
-    links = defaultdict(list)
-    page_links = (
-        Link.objects.filter(feature_id__in=[row["pk"] for row in rows])
-        .order_by("feature_id", "position", "pk")
-        .values_list("feature_id", "kind", "label", "url", "status", "checked_at", "final_url")
-    )
-    for feature_id, kind, label, url, status, checked_at, final_url in page_links:
-        links[feature_id].append(
-            {
-                "kind": kind,
-                "label": label,
-                "url": url or None,
-                "is_missing": not url,
-                "status": status,
-                "checked_at": CHECKED_AT.to_representation(checked_at) if checked_at else None,
-                "final_url": final_url or None,
-            }
-        )
-    return [
-        {
-            **{key: row[path] for key, path in FEATURE_API_VALUES.items()},
-            "stability": row["stability"] or None,
-            "stage_source": row["stage_source"] or None,
-            "links": links[row["pk"]],
-            "source": source_item(row),
-        }
-        for row in rows
-    ]
+    return FEATURE_ROWS.items(rows)
 
 
 class StandingSerializer(serializers.Serializer):
