@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 MANAGE := $(BIN)/python manage.py
 
-.PHONY: run serve test fuzz lint bench parser-report install install-dev fixtures clean
+.PHONY: run serve test test-fast fuzz lint bench parser-report install install-dev fixtures clean
 
 # Fall back to python3 where no python3.11 binary is on PATH (it must still be 3.11).
 ifeq ($(shell command -v $(PYTHON) 2>/dev/null),)
@@ -62,8 +62,17 @@ serve: install
 		--workers $${WEB_CONCURRENCY:-2} --access-logfile - --forwarded-allow-ips="*" \
 		--limit-request-line 8190
 
+# The whole suite, one pytest-xdist worker a CPU (TEST_WORKERS=0: in this process alone).
+TEST_WORKERS ?= auto
+
 test: install-dev
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+
+# The loop while working: all but the browser, live-server and benchmark tests (the markers
+# in pyproject.toml), and the public-mirror property test with fewer examples.
+test-fast: install-dev
+	PUBLIC_MIRROR_EXAMPLES=$${PUBLIC_MIRROR_EXAMPLES:-10} $(BIN)/pytest -n $(TEST_WORKERS) \
+		-m "not browser and not live_server and not bench" $(PYTEST_ARGS)
 
 # schemathesis against the production stack on loopback, held to /api/schema/ (tests/fuzz.py):
 # about four minutes; DATABASE_URL picks the database, as for every command.

@@ -96,3 +96,19 @@ def request_user():
     if user is not None and user.is_authenticated:
         return user
     return None
+
+
+def clear_prefetched(objects):
+    """
+    Forget what ``prefetch_related`` cached on ``objects``. Prefetching a reverse relation
+    sets each related object's reference back to its owner, a cycle only the garbage collector
+    frees; a streamed export drops each chunk's prefetched objects as soon as it is written.
+
+    Why not the public API: Django documents no way to drop a prefetched relation but
+    ``refresh_from_db()``, which reads the row again. Its cache is ``_prefetched_objects_cache``,
+    which ``Model.refresh_from_db`` and ``QuerySet._prefetch_related_objects`` use.
+
+    Checked against Django 5.2.
+    """
+    for obj in objects:
+        getattr(obj, "_prefetched_objects_cache", {}).clear()

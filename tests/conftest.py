@@ -13,9 +13,12 @@ from django.core.cache import caches
 from django.core.management import call_command
 
 from releases.web.throttle import counters
+from tests.snapshot import Snapshot
 
 SEEDS_DIR = Path(os.environ.get("SEEDS_DIR", Path(settings.BASE_DIR).parent / "shared" / "seeds"))
 SAMPLES_DIR = Path(__file__).parent / "samples"
+# CI sets CI=true (.ci/run): there, whatever a test needs must be present, or the test fails.
+IN_CI = os.environ.get("CI", "").lower() in {"true", "1", "yes"}
 
 
 @pytest.fixture(autouse=True)
@@ -41,16 +44,39 @@ def load_seed_releases():
     call_command("load_catalog", *args, verbosity=0)
 
 
+def load_every_release():
+    call_command("load_catalog", verbosity=0)
+
+
+SEED_CATALOG = Snapshot(load_seed_releases)
+FULL_CATALOG = Snapshot(load_every_release)
+
+
+@pytest.fixture(scope="session")
+def seeds():
+    """
+    The folder of the seed posts, the blog's release posts for 1.6 to 1.9 (../shared/seeds
+    beside the checkout, or SEEDS_DIR): seeds / "pytorch-1.8-release-post.md". Where it is
+    absent the test is skipped, saying so; in CI it fails.
+    """
+    if not SEEDS_DIR.is_dir():
+        message = f"no seed posts at {SEEDS_DIR} (../shared/seeds, or set SEEDS_DIR to them)"
+        if IN_CI:
+            pytest.fail(message)
+        pytest.skip(message)
+    return SEEDS_DIR
+
+
 @pytest.fixture
 def catalog(db):
-    """The seed releases of the committed fixtures, 1.6 to 1.9."""
-    load_seed_releases()
+    """The seed releases of the committed fixtures, 1.6 to 1.9 (tests/snapshot.py)."""
+    SEED_CATALOG.apply()
 
 
 @pytest.fixture
 def full_catalog(db):
     """Every release of the committed fixtures, as `make run` serves them."""
-    call_command("load_catalog", verbosity=0)
+    FULL_CATALOG.apply()
 
 
 @pytest.fixture
@@ -76,7 +102,7 @@ def editor_client(client, editor):
 @pytest.fixture
 def live_catalog(transactional_db, live_server):
     """The seed catalog behind a real HTTP server."""
-    load_seed_releases()
+    SEED_CATALOG.apply()
     return live_server
 
 
@@ -131,12 +157,34 @@ def browser_type_launch_args(browser_type_launch_args):
     return {**browser_type_launch_args, "executable_path": CHROMIUM}
 
 
+# pytest-playwright's fixtures: a test that uses one (directly or through another) drives a browser.
+BROWSER_FIXTURES = {"browser", "context", "page"}
+
+
+def is_browser_test(item):
+    return item.get_closest_marker("browser") is not None
+
+
+@pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(session, config, items):
     """
-    Browser tests run last: Playwright's event loop, once started, runs in this thread until
-    the session ends, and every test after it would see an async context.
+    Each test is marked by the fixtures it uses, before -m selects, so that a new test needs
+    no mark of its own: a browser makes it `browser`, Django's live server `live_server`
+    (pyproject.toml lists the markers; `make test-fast` leaves these out).
+
+    Browser tests run last, after every other plugin has ordered the tests (pytest-django
+    puts transactional tests last): Playwright's event loop, once started, runs in this
+    thread until the session ends, and every test after it would see an async context.
     """
-    items.sort(key=lambda item: "page" in getattr(item, "fixturenames", ()))
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if fixtures & BROWSER_FIXTURES:
+            item.add_marker(pytest.mark.browser)
+        if "live_server" in fixtures:
+            item.add_marker(pytest.mark.live_server)
+    result = yield
+    items.sort(key=is_browser_test)
+    return result
 
 
 @pytest.hookimpl(wrapper=True)
@@ -147,7 +195,7 @@ def pytest_runtest_protocol(item, nextitem):
     same. Only around browser tests: a subprocess of another test must not inherit it (check
     --deploy refuses it).
     """
-    if "page" not in getattr(item, "fixturenames", ()):
+    if not is_browser_test(item):
         return (yield)
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     try:

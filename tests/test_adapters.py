@@ -220,3 +220,28 @@ def test_the_disk_cache_keeps_its_connections_and_a_fork_opens_its_own(tmp_path)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
     assert cache.get("d") == "d" and connections_of(cache) == held
+
+
+# --- adapters.clear_prefetched: a prefetched relation dropped without a query ----------------
+
+
+def test_dropping_what_was_prefetched_breaks_the_cycle_it_made(release):
+    import gc
+    import weakref
+
+    features = list(Feature.objects.filter(release=release).prefetch_related("links"))
+    link = features[0].links.all()[0]
+    # Prefetching sets each link's feature to its owner: a cycle, feature <-> its links.
+    assert link.feature is features[0]
+    watched = weakref.ref(features[0])
+    gc.collect()
+    gc.disable()
+    try:
+        adapters.clear_prefetched(features)
+        with CaptureQueriesContext(connection) as queries:
+            assert features[0].links.all()[0].pk == link.pk  # read again: the cache is gone
+        assert len(queries) == 1
+        del features, link
+        assert watched() is None  # freed by reference counting, the collector off
+    finally:
+        gc.enable()

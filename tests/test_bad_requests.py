@@ -140,6 +140,7 @@ def start(mode, workdir, log):
     return process, SimpleNamespace(url=url)
 
 
+@pytest.mark.live_server
 @pytest.mark.parametrize("mode", ["make run", "make serve"])
 def test_a_real_server_answers_400_and_logs_one_line_without_a_traceback(mode, workdir, tmp_path):
     log_path = tmp_path / "server.log"

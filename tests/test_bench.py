@@ -2,7 +2,11 @@
 
 import json
 
+import pytest
+
 from bench import load, run
+
+pytestmark = pytest.mark.bench
 
 RATIOS = ["list_ratio", "filtered_ratio", "deep_page_ratio", "ceiling_ratio"]
 

@@ -11,7 +11,6 @@ import pytest
 from django.core.management import call_command
 
 from releases.models import Feature, Link, Release
-from tests.conftest import SEEDS_DIR
 
 PASSWORD = "a long enough passphrase 42"
 
@@ -69,7 +68,7 @@ def test_an_editor_fills_a_missing_link_from_the_desks_queue(live_catalog, brows
 
 
 def test_an_editor_imports_a_post_and_publishes_it_without_a_shell(
-    transactional_db, browsing, editor
+    transactional_db, browsing, editor, seeds
 ):
     """A fresh catalog: import the 1.7 post from the admin, date it, fill a link, publish."""
     sign_in(browsing, editor)
@@ -77,7 +76,7 @@ def test_an_editor_imports_a_post_and_publishes_it_without_a_shell(
     page.click("text=Import a release post…")
     browsing.screenshot("import-form")
     assert_accessible(browsing)
-    page.set_input_files("#id_post_file", str(SEEDS_DIR / "pytorch-1.7-release-post.md"))
+    page.set_input_files("#id_post_file", str(seeds / "pytorch-1.7-release-post.md"))
     page.click("input[name=preview]")
     page.wait_for_selector("text=What importing pytorch-1.7-release-post.md would do")
     assert page.locator("caption", has_text="Features to create (21)").count() == 1

@@ -10,7 +10,7 @@ from django.urls import reverse
 from releases.importing.claims import find_claims, names_match
 from releases.importing.parse import parse_file
 from releases.models import ClaimStatus, Feature, StageClaim, Track
-from tests.conftest import SEED_RELEASES, SEEDS_DIR, http
+from tests.conftest import SEED_RELEASES, http
 
 # --- finding claims in sentences (our own sample sentences) ----------------------------------
 
@@ -303,8 +303,7 @@ def test_the_seed_posts_prose_stages_are_appearances(api):
     )
 
 
-@pytest.mark.skipif(not SEEDS_DIR.is_dir(), reason=f"no seed posts at {SEEDS_DIR}")
-def test_the_fixtures_hold_every_seed_claim_accepted_only_where_unambiguous(catalog):
+def test_the_fixtures_hold_every_seed_claim_accepted_only_where_unambiguous(catalog, seeds):
     """
     Every claim the importer reads in a seed post is in the fixtures, decided by an editor
     (fixtures/curation/), and an accepted one is its track's appearance at the claimed stage.
@@ -316,7 +315,7 @@ def test_the_fixtures_hold_every_seed_claim_accepted_only_where_unambiguous(cata
     read = {
         (version, c.line, c.subject, c.stability)
         for version in SEED_RELEASES
-        for c in parse_file(SEEDS_DIR / f"pytorch-{version}-release-post.md").claims
+        for c in parse_file(seeds / f"pytorch-{version}-release-post.md").claims
     }
     assert set(held) == read
     assert not [key for key, claim in held.items() if claim.status == ClaimStatus.PENDING]

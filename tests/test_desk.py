@@ -7,7 +7,6 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from releases.models import Feature, Link, Release, StageClaim
-from tests.conftest import SEEDS_DIR
 from tests.factories import FeatureFactory, ReleaseFactory
 
 pytestmark = pytest.mark.django_db
@@ -138,13 +137,13 @@ def test_importing_from_the_admin_previews_then_applies_as_a_draft(editor_client
     assert record.history_change_reason == "import_post 2031-2-3-pytorch-7-2.md (in the admin)"
 
 
-def test_the_admin_and_the_command_preview_the_same_import(editor_client):
+def test_the_admin_and_the_command_preview_the_same_import(editor_client, seeds):
     """One code path: the page shows the lines `import_post --dry-run --compare` prints."""
     from io import StringIO
 
     from django.core.management import call_command
 
-    seed = SEEDS_DIR / "pytorch-1.8-release-post.md"
+    seed = seeds / "pytorch-1.8-release-post.md"
     page = preview(editor_client, post_text=seed.read_text(), file_name=seed.name)
     report = page.context["preview"][0]
     out = StringIO()

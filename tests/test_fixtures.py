@@ -8,7 +8,7 @@ from django.core.management import call_command
 
 from releases.management.commands.load_catalog import fixture_files
 from releases.models import Area, Feature, Link, Release, Stability
-from tests.conftest import SEED_RELEASES, SEEDS_DIR
+from tests.conftest import SEED_RELEASES
 
 pytestmark = pytest.mark.django_db
 
@@ -129,9 +129,10 @@ def test_links_keep_their_exact_urls(catalog):
     }
 
 
-@pytest.mark.skipif(not SEEDS_DIR.is_dir(), reason=f"no seed posts at {SEEDS_DIR}")
 @pytest.mark.parametrize("version", sorted(FEATURES_PER_RELEASE))
-def test_fixtures_agree_with_what_the_importer_reads_from_each_seed_post(catalog, version, capsys):
-    post = SEEDS_DIR / f"pytorch-{version}-release-post.md"
+def test_fixtures_agree_with_what_the_importer_reads_from_each_seed_post(
+    catalog, seeds, version, capsys
+):
+    post = seeds / f"pytorch-{version}-release-post.md"
     call_command("import_post", str(post), "--compare")
     assert "no difference" in capsys.readouterr().out

@@ -1,5 +1,5 @@
 """
-The desk's "Broken links" queue: what it suggests for each link (releases/fixes.py), one
+The desk's "Broken links" queue: what it suggests for each link (releases/links/fixes.py), one
 suggestion applied through the write path and recorded, a stale click refused, every
 permanent redirect applied at once after a preview, and editors only.
 """

@@ -184,6 +184,7 @@ def fresh(link):
 
 
 @pytest.mark.django_db
+@pytest.mark.live_server  # waits out the stand-in server's slow answers
 def test_check_links_records_what_each_server_answers(server, closed_port, catalog_url):
     paths = [
         "/ok",

@@ -15,7 +15,7 @@ from releases.api.serializers import FeatureSerializer, feature_items, feature_v
 from releases.importing import parse, sync
 from releases.models import Feature, Link, StageClaim, StageSource
 
-from .conftest import SAMPLES_DIR, SEED_RELEASES, SEEDS_DIR
+from .conftest import SAMPLES_DIR, SEED_RELEASES
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
 
@@ -65,19 +65,16 @@ def test_every_fixture_feature_has_a_source(version):
         assert link["source_line"] is None or link["source_line"] >= 1
 
 
-def seed_post(name):
-    path = SEEDS_DIR / name
-    if not path.is_file():
-        pytest.skip(f"the seed posts are not in {SEEDS_DIR} (set SEEDS_DIR to their folder)")
-    return path.read_text(encoding="utf-8").splitlines()
+def seed_post(seeds, name):
+    return (seeds / name).read_text(encoding="utf-8").splitlines()
 
 
 @pytest.mark.parametrize("version", SEED_RELEASES)
-def test_each_seed_feature_line_names_the_feature(version):
+def test_each_seed_feature_line_names_the_feature(version, seeds):
     items = fixture(version)
     features = objects(items, "feature")
     claims = objects(items, "stageclaim")
-    lines = seed_post(features[0]["source_post"])
+    lines = seed_post(seeds, features[0]["source_post"])
     headings = [number for number, line in enumerate(lines, start=1) if line.startswith("#")]
     for feature in features:
         line = plain(lines[feature["source_line"] - 1])
@@ -113,9 +110,9 @@ def test_each_seed_feature_line_names_the_feature(version):
 
 
 @pytest.mark.parametrize("version", SEED_RELEASES)
-def test_each_seed_link_and_claim_line_holds_it(version):
+def test_each_seed_link_and_claim_line_holds_it(version, seeds):
     items = fixture(version)
-    lines = seed_post(objects(items, "feature")[0]["source_post"])
+    lines = seed_post(seeds, objects(items, "feature")[0]["source_post"])
     for link in objects(items, "link"):
         if link["source_line"] is None or not link["url"]:
             continue

@@ -20,7 +20,6 @@ from django.db.models import Count
 
 from releases.importing.parse import slugify
 from releases.models import Feature, Link, Release, StageClaim, StageSource, Track
-from tests.conftest import SEEDS_DIR
 
 KEYS = Path(__file__).parent / "answer_keys"
 CURATION = settings.BASE_DIR / "fixtures" / "curation"
@@ -126,10 +125,10 @@ def test_every_claim_of_the_post_is_decided(db, version):
         assert entry.get("reason") or entry["status"] == "accepted", entry
 
 
-def saved_posts():
+def saved_posts(seeds):
     """The posts to compare summaries with: the seeds, and a checkout of the blog's _posts
     named by POSTS (as for `make parser-report`), where there is one."""
-    folders = [SEEDS_DIR]
+    folders = [seeds]
     if os.environ.get("POSTS"):
         folders.append(Path(os.environ["POSTS"]))
     return {
@@ -137,10 +136,9 @@ def saved_posts():
     }
 
 
-@pytest.mark.skipif(not SEEDS_DIR.is_dir(), reason=f"no seed posts at {SEEDS_DIR}")
-def test_summaries_are_our_own_words(full_catalog):
+def test_summaries_are_our_own_words(full_catalog, seeds):
     """No summary repeats a run of eight words of its post."""
-    posts = saved_posts()
+    posts = saved_posts(seeds)
     words = re.compile(r"[a-z0-9]+")
     compared = 0
     for version, key in KEYS_BY_VERSION.items():

@@ -14,7 +14,7 @@ from django.db import close_old_connections
 from bench import profile, serve
 from tests.conftest import http
 
-pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
+pytestmark = [pytest.mark.live_server, pytest.mark.filterwarnings("ignore::ResourceWarning")]
 
 
 class Server:
@@ -235,7 +235,8 @@ def test_readers_never_fail_while_a_large_import_writes(prepared, tmp_path):
 SETTLING = """
 import gc, json
 from bench.profile import serve
-from config.wsgi import SETTLE_AFTER, application
+from config.wsgi import application
+from releases.memory import SETTLE_AFTER
 
 first = SETTLE_AFTER[0]
 for _ in range(first - 1):

@@ -14,6 +14,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from django.http import StreamingHttpResponse
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 
+from releases import memory
+
 CHUNK = 200  # rows read and turned into items at a time
 BUFFER = 1 << 16  # characters written to the client at a time
 
@@ -100,18 +102,7 @@ def serialized(queryset, serializer_class, context):
     """Items of ``queryset`` as ``serializer_class`` shows them, serialized chunk by chunk."""
     for chunk in chunks(queryset.iterator(chunk_size=CHUNK)):
         yield from serializer_class(chunk, many=True, context=context).data
-        release(chunk)
-
-
-def release(objects):
-    """
-    Free a chunk as soon as it is written. Prefetching links objects both ways (an area
-    holds its aliases, each alias its area), and such cycles wait for the garbage collector:
-    when features were exported this way, 17 MB of them at a time over the 100,000-feature
-    list (bench/README.md).
-    """
-    for obj in objects:
-        getattr(obj, "_prefetched_objects_cache", {}).clear()
+        memory.forget_prefetched(chunk)
 
 
 def built(rows, build):

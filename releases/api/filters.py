@@ -25,7 +25,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework.exceptions import ValidationError
 
-from releases import versions
+from releases import memory, versions
 from releases.api.params import ASCII_WHOLE_NUMBER, CONTROL
 from releases.managers import version_bound
 from releases.models import (
@@ -487,10 +487,8 @@ class StrictForm(forms.Form):
     """The form a FilterSet validates its query with (CatalogFilterSet.get_form_class)."""
 
     def add_error(self, field, error):
-        # Django's error lists itself, a cycle that would hold this request's frames, through
-        # its traceback, until the garbage collector came.
         if isinstance(error, forms.ValidationError):
-            error.__traceback__ = None
+            memory.without_traceback(error)
         super().add_error(field, error)
 
 
@@ -966,9 +964,12 @@ class StrictFilterBackend(DjangoFilterBackend):
         if filterset is None:
             reject_bad_query(request.query_params, allowed)
             return queryset
-        errors = None if filterset.is_valid() else filterset.errors
-        reject_bad_query(request.query_params, allowed, errors)
-        return filterset.qs
+        try:
+            errors = None if filterset.is_valid() else filterset.errors
+            reject_bad_query(request.query_params, allowed, errors)
+            return filterset.qs
+        finally:
+            memory.let_go_of_filterset(filterset)
 
 
 def filtersets():
