@@ -698,9 +698,41 @@ class AreaFilterSet(CatalogFilterSet):
         fields = []
 
 
-class TrackFilterSet(CatalogFilterSet):
+def stage_filter(help_text):
+    """The stability filter of tracks: their stage as the FilterSet annotated it."""
+    return ChoiceListFilter(
+        field_name="stage",
+        allowed=STABILITY_VALUES,
+        translate={NO_STABILITY: ""},
+        help_text=help_text + STABILITY_HELP,
+    )
+
+
+class StagesAsOfFilterSet(CatalogFilterSet):
+    """
+    Tracks with their stage as of the version the parameter ``AS_OF`` names (or their current
+    stage without it): the stages are annotated before the other filters, which read them.
+    """
+
+    AS_OF = None
+
+    class Meta:
+        model = Track
+        fields = []
+
+    def filter_queryset(self, queryset):
+        queryset = queryset.for_api(as_of=self.form.cleaned_data.get(self.AS_OF))
+        return super().filter_queryset(queryset)
+
+    def as_of_first(self, queryset, name, value):
+        return queryset  # applied in filter_queryset, before the other filters
+
+
+class TrackFilterSet(StagesAsOfFilterSet):
+    AS_OF = "as_of"
+
     as_of = VersionFilter(
-        method="filter_as_of",
+        method="as_of_first",
         help_text="Stages as of this version: only appearances up to it count.",
     )
     search = SearchFilter(
@@ -712,12 +744,7 @@ class TrackFilterSet(CatalogFilterSet):
     area = ChoiceListFilter(
         field_name="area__slug", allowed=area_slugs, help_text="Area slug, or several."
     )
-    stability = ChoiceListFilter(
-        field_name="stage",
-        allowed=STABILITY_VALUES,
-        translate={NO_STABILITY: ""},
-        help_text="The current stage (or as of `as_of`). " + STABILITY_HELP,
-    )
+    stability = stage_filter("The current stage (or as of `as_of`). ")
     promoted_in = VersionFilter(
         method="filter_promoted_in", help_text="Tracks whose stage rose in this release."
     )
@@ -726,18 +753,6 @@ class TrackFilterSet(CatalogFilterSet):
         help_text="Tracks that first appeared in this release, e.g. 2.0; several "
         "comma-separated or repeated.",
     )
-
-    class Meta:
-        model = Track
-        fields = []
-
-    def filter_queryset(self, queryset):
-        # Stages depend on as_of, and the stability filter reads the stages: annotate first.
-        queryset = queryset.for_api(as_of=self.form.cleaned_data.get("as_of"))
-        return super().filter_queryset(queryset)
-
-    def filter_as_of(self, queryset, name, value):
-        return queryset  # applied in filter_queryset, before the other filters
 
     def filter_promoted_in(self, queryset, name, value):
         return queryset if not value else queryset.promoted_in(value)
@@ -801,11 +816,13 @@ class WholeNumberFilter(Declared, django_filters.Filter):
     field_class = WholeNumberField
 
 
-class StateFilterSet(CatalogFilterSet):
+class StateFilterSet(StagesAsOfFilterSet):
     """/api/state/: every track's stage as of a version, narrowed by area and stage."""
 
+    AS_OF = "version"
+
     version = PublishedVersionFilter(
-        method="filter_version",
+        method="as_of_first",
         required=True,
         error_messages={"required": "Required."},
         help_text="The version: each track's stage as of it (its latest appearance at or "
@@ -814,24 +831,7 @@ class StateFilterSet(CatalogFilterSet):
     area = ChoiceListFilter(
         field_name="area__slug", allowed=area_slugs, help_text="Area slug, or several."
     )
-    stability = ChoiceListFilter(
-        field_name="stage",
-        allowed=STABILITY_VALUES,
-        translate={NO_STABILITY: ""},
-        help_text="The stage as of `version`. " + STABILITY_HELP,
-    )
-
-    class Meta:
-        model = Track
-        fields = []
-
-    def filter_queryset(self, queryset):
-        # The stages depend on the version, and the stability filter reads them: first.
-        queryset = queryset.for_api(as_of=self.form.cleaned_data.get("version"))
-        return super().filter_queryset(queryset)
-
-    def filter_version(self, queryset, name, value):
-        return queryset  # applied in filter_queryset, before the other filters
+    stability = stage_filter("The stage as of `version`. ")
 
 
 class ReleaseStatsFilterSet(CatalogFilterSet):
