@@ -159,6 +159,8 @@ def browser_type_launch_args(browser_type_launch_args):
 
 # pytest-playwright's fixtures: a test that uses one (directly or through another) drives a browser.
 BROWSER_FIXTURES = {"browser", "context", "page"}
+# Real HTTP servers: Django's live server, and the stand-in for the web that check_links asks.
+LIVE_FIXTURES = {"live_server", "stand_in"}
 
 
 def is_browser_test(item):
@@ -169,7 +171,7 @@ def is_browser_test(item):
 def pytest_collection_modifyitems(session, config, items):
     """
     Each test is marked by the fixtures it uses, before -m selects, so that a new test needs
-    no mark of its own: a browser makes it `browser`, Django's live server `live_server`
+    no mark of its own: a browser makes it `browser`, a real HTTP server `live_server`
     (pyproject.toml lists the markers; `make test-fast` leaves these out).
 
     Browser tests run last, after every other plugin has ordered the tests (pytest-django
@@ -180,7 +182,7 @@ def pytest_collection_modifyitems(session, config, items):
         fixtures = set(getattr(item, "fixturenames", ()))
         if fixtures & BROWSER_FIXTURES:
             item.add_marker(pytest.mark.browser)
-        if "live_server" in fixtures:
+        if fixtures & LIVE_FIXTURES:
             item.add_marker(pytest.mark.live_server)
     result = yield
     items.sort(key=is_browser_test)

@@ -114,7 +114,7 @@ class Server(http.server.ThreadingHTTPServer):
 
 
 @pytest.fixture
-def server():
+def stand_in():
     server = Server()
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -184,8 +184,7 @@ def fresh(link):
 
 
 @pytest.mark.django_db
-@pytest.mark.live_server  # waits out the stand-in server's slow answers
-def test_check_links_records_what_each_server_answers(server, closed_port, catalog_url):
+def test_check_links_records_what_each_server_answers(stand_in, closed_port, catalog_url):
     paths = [
         "/ok",
         "/head-refused",
@@ -200,16 +199,16 @@ def test_check_links_records_what_each_server_answers(server, closed_port, catal
         "/loop-a",
         "/slow",
     ]
-    links = {path: published_link(server.url(path)) for path in paths}
+    links = {path: published_link(stand_in.url(path)) for path in paths}
     # Another host: one that refused HEAD is asked with GET only, for the rest of the run.
-    links["/head-404"] = published_link(server.url("/head-404", host="localhost"))
+    links["/head-404"] = published_link(stand_in.url("/head-404", host="localhost"))
     # A host that asks for more time than a run waits is left alone for the rest of the run.
-    links["/busy-for-long"] = published_link(server.url("/busy-for-long", host="localhost"))
-    links["after-busy"] = published_link(server.url("/ok?after-busy", host="localhost"))
+    links["/busy-for-long"] = published_link(stand_in.url("/busy-for-long", host="localhost"))
+    links["after-busy"] = published_link(stand_in.url("/ok?after-busy", host="localhost"))
     links["refused"] = published_link(f"http://127.0.0.1:{closed_port}/")
     draft = LinkFactory(
         feature=FeatureFactory(release=ReleaseFactory(version="3.1", is_published=False)),
-        url=server.url("/draft"),
+        url=stand_in.url("/draft"),
     )
     missing = published_link("")
 
@@ -221,21 +220,21 @@ def test_check_links_records_what_each_server_answers(server, closed_port, catal
     assert ok.checked_at is not None and ok.consecutive_failures == 0
     # HEAD refused (405), or answered with an error (404) where GET works: GET decides.
     assert (found["/head-refused"].status, found["/head-refused"].http_status) == ("ok", 200)
-    assert [r["method"] for r in server.requests_for("/head-refused")] == ["HEAD", "GET"]
-    refused_at = server.requests_for("/head-refused")[0]["start"]
-    after = [r for r in server.requests if r["host"] == "127.0.0.1" and r["start"] > refused_at]
+    assert [r["method"] for r in stand_in.requests_for("/head-refused")] == ["HEAD", "GET"]
+    refused_at = stand_in.requests_for("/head-refused")[0]["start"]
+    after = [r for r in stand_in.requests if r["host"] == "127.0.0.1" and r["start"] > refused_at]
     assert after and {r["method"] for r in after} == {"GET"}  # that host now gets GET only
     assert found["/head-404"].status == LinkStatus.OK
-    assert [r["method"] for r in server.requests_for("/head-404")] == ["HEAD", "GET"]
+    assert [r["method"] for r in stand_in.requests_for("/head-404")] == ["HEAD", "GET"]
     # Permanent redirects only (301 then 308): redirected, to where they end.
     assert found["/moved"].status == LinkStatus.REDIRECTED
-    assert found["/moved"].final_url == server.url("/ok")
+    assert found["/moved"].final_url == stand_in.url("/ok")
     # A temporary redirect on the way: the link stays as it is, and where it ended is shown.
     for path in ("/temporary", "/moved-then-temporary"):
-        assert (found[path].status, found[path].final_url) == (LinkStatus.OK, server.url("/ok"))
+        assert (found[path].status, found[path].final_url) == (LinkStatus.OK, stand_in.url("/ok"))
     # 429 with Retry-After: 1 — waited for, then asked again.
     assert found["/busy"].status == LinkStatus.OK
-    first, second = server.requests_for("/busy")[:2]
+    first, second = stand_in.requests_for("/busy")[:2]
     assert second["start"] - first["end"] >= 1
     # Retry-After beyond what a run waits: nothing recorded, checked first next time.
     for name in ("/busy-for-long", "after-busy"):
@@ -245,7 +244,7 @@ def test_check_links_records_what_each_server_answers(server, closed_port, catal
             None,
             0,
         )
-    assert server.requests_for("/ok?after-busy") == []
+    assert stand_in.requests_for("/ok?after-busy") == []
     # A first failure is counted, not yet a status.
     failures = {
         "/gone-404": 404,
@@ -262,17 +261,17 @@ def test_check_links_records_what_each_server_answers(server, closed_port, catal
         assert link.consecutive_failures == 1, name
         assert link.http_status == http_status, name
         assert link.first_failure_at == link.checked_at, name
-    assert len(server.requests_for("/loop-a")) == 1  # the loop is seen, not walked again
+    assert len(stand_in.requests_for("/loop-a")) == 1  # the loop is seen, not walked again
     # Only published links that are not missing are checked.
-    assert server.requests_for("/draft") == []
+    assert stand_in.requests_for("/draft") == []
     assert fresh(draft).checked_at is None and fresh(missing).checked_at is None
     assert "Checked 16 link(s)" in output
     assert "deferred" in output and "failed, to confirm" in output
 
 
 @pytest.mark.django_db
-def test_a_link_is_broken_only_after_two_failed_checks_a_day_apart(server, closed_port):
-    gone = published_link(server.url("/gone-410"))
+def test_a_link_is_broken_only_after_two_failed_checks_a_day_apart(stand_in, closed_port):
+    gone = published_link(stand_in.url("/gone-410"))
     refused = published_link(f"http://127.0.0.1:{closed_port}/", version="3.1")
     start = timezone.now()
 
@@ -290,24 +289,24 @@ def test_a_link_is_broken_only_after_two_failed_checks_a_day_apart(server, close
 
 
 @pytest.mark.django_db
-def test_a_success_forgets_failures_and_a_failure_keeps_the_status_until_confirmed(server):
-    flaky = published_link(server.url("/flaky"))
+def test_a_success_forgets_failures_and_a_failure_keeps_the_status_until_confirmed(stand_in):
+    flaky = published_link(stand_in.url("/flaky"))
     start = timezone.now()
     check_at(start, flaky)
     assert fresh(flaky).status == LinkStatus.OK
 
-    server.flaky_status = 500
+    stand_in.flaky_status = 500
     check_at(start + dt.timedelta(days=1), flaky)
     assert (fresh(flaky).status, fresh(flaky).http_status) == (LinkStatus.OK, 500)
     check_at(start + dt.timedelta(days=2), flaky)
     assert fresh(flaky).status == LinkStatus.BROKEN
 
-    server.flaky_status = 200
+    stand_in.flaky_status = 200
     check_at(start + dt.timedelta(days=3), flaky)
     link = fresh(flaky)
     assert (link.status, link.consecutive_failures, link.first_failure_at) == ("ok", 0, None)
     # A single failure after that does not bring the old ones back.
-    server.flaky_status = 404
+    stand_in.flaky_status = 404
     check_at(start + dt.timedelta(days=5), flaky)
     assert (fresh(flaky).status, fresh(flaky).consecutive_failures) == (LinkStatus.OK, 1)
 
@@ -316,16 +315,16 @@ def test_a_success_forgets_failures_and_a_failure_keeps_the_status_until_confirm
 
 
 @pytest.mark.django_db
-def test_one_request_at_a_time_per_host_with_a_pause_and_hosts_in_parallel(server, catalog_url):
+def test_one_request_at_a_time_per_host_with_a_pause_and_hosts_in_parallel(stand_in, catalog_url):
     for host in ("127.0.0.1", "localhost"):
         for number in range(4):
-            published_link(server.url(f"/page/{host}/{number}", host=host))
-    published_link(server.url("/head-refused", host="localhost"))  # HEAD and GET: two turns
+            published_link(stand_in.url(f"/page/{host}/{number}", host=host))
+    published_link(stand_in.url("/head-refused", host="localhost"))  # HEAD and GET: two turns
 
     check_links("--concurrency", "8")
 
     by_host = {}
-    for request in server.requests:
+    for request in stand_in.requests:
         by_host.setdefault(request["host"], []).append(request)
     assert {host: len(requests) for host, requests in by_host.items()} == {
         "127.0.0.1": 4,
@@ -342,11 +341,11 @@ def test_one_request_at_a_time_per_host_with_a_pause_and_hosts_in_parallel(serve
 
 
 @pytest.mark.django_db
-def test_every_request_names_the_catalog_and_its_address(server, catalog_url):
-    published_link(server.url("/moved"))
-    published_link(server.url("/head-refused"), version="3.1")
+def test_every_request_names_the_catalog_and_its_address(stand_in, catalog_url):
+    published_link(stand_in.url("/moved"))
+    published_link(stand_in.url("/head-refused"), version="3.1")
     check_links()
-    agents = {request["user_agent"] for request in server.requests}
+    agents = {request["user_agent"] for request in stand_in.requests}
     assert agents == {checking.user_agent(CATALOG_URL)}
     assert "PyTorch Release Catalog" in agents.pop() and CATALOG_URL in checking.user_agent(
         CATALOG_URL
@@ -354,10 +353,10 @@ def test_every_request_names_the_catalog_and_its_address(server, catalog_url):
 
 
 @pytest.mark.django_db
-def test_private_addresses_are_not_requested_unless_allowed(server):
-    link = published_link(server.url("/ok"))
+def test_private_addresses_are_not_requested_unless_allowed(stand_in):
+    link = published_link(stand_in.url("/ok"))
     health.check([link], policy(allow_private=False), now=timezone.now())
-    assert server.requests == []
+    assert stand_in.requests == []
     assert fresh(link).consecutive_failures == 1
 
 
@@ -374,14 +373,14 @@ def test_retry_after_is_read_as_seconds_or_as_a_date():
 
 
 @pytest.mark.django_db
-def test_stale_after_and_limit_take_the_least_recently_checked(server, catalog_url):
+def test_stale_after_and_limit_take_the_least_recently_checked(stand_in, catalog_url):
     now = timezone.now()
-    recent = published_link(server.url("/ok"))
-    old = published_link(server.url("/temporary"), version="3.1")
-    never = published_link(server.url("/moved"), version="3.2")
+    recent = published_link(stand_in.url("/ok"))
+    old = published_link(stand_in.url("/temporary"), version="3.1")
+    never = published_link(stand_in.url("/moved"), version="3.2")
     Link._base_manager.filter(pk=recent.pk).update(checked_at=now - dt.timedelta(days=1))
     Link._base_manager.filter(pk=old.pk).update(checked_at=now - dt.timedelta(days=8))
-    failing = published_link(server.url("/gone-404"), version="3.3")
+    failing = published_link(stand_in.url("/gone-404"), version="3.3")
     Link._base_manager.filter(pk=failing.pk).update(
         checked_at=now - dt.timedelta(days=1), consecutive_failures=1
     )
@@ -429,8 +428,8 @@ def test_check_links_needs_the_catalog_url(settings):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_check_starts_a_revision_without_history_or_new_versions(server):
-    link = published_link(server.url("/moved"))
+def test_a_check_starts_a_revision_without_history_or_new_versions(stand_in):
+    link = published_link(stand_in.url("/moved"))
     feature_stamp = fresh(link).feature.updated_at
     history = Link.history.count()
     before = revision.current()
@@ -453,13 +452,13 @@ def test_a_check_starts_a_revision_without_history_or_new_versions(server):
 
 
 @pytest.mark.django_db
-def test_a_new_url_is_unchecked_and_observations_stay_out_of_copies(server):
-    link = published_link(server.url("/ok"))
+def test_a_new_url_is_unchecked_and_observations_stay_out_of_copies(stand_in):
+    link = published_link(stand_in.url("/ok"))
     check_at(timezone.now(), link)
     link = fresh(link)
     assert link.status == LinkStatus.OK
 
-    link.url = server.url("/elsewhere")
+    link.url = stand_in.url("/elsewhere")
     link.save()
     link = fresh(link)
     assert (link.status, link.checked_at, link.http_status) == ("unchecked", None, None)
@@ -469,11 +468,11 @@ def test_a_new_url_is_unchecked_and_observations_stay_out_of_copies(server):
 
 
 @pytest.mark.django_db
-def test_an_observation_of_an_old_url_is_not_written_to_a_new_one(server):
-    link = published_link(server.url("/gone-404"))
+def test_an_observation_of_an_old_url_is_not_written_to_a_new_one(stand_in):
+    link = published_link(stand_in.url("/gone-404"))
     links = list(Link.objects.filter(pk=link.pk))
     probes = checking.check_urls([link.url], policy())
-    Link.objects.filter(pk=link.pk).update(url=server.url("/ok"))  # an editor, meanwhile
+    Link.objects.filter(pk=link.pk).update(url=stand_in.url("/ok"))  # an editor, meanwhile
     health.record(links, probes, timezone.now())
     assert (fresh(link).consecutive_failures, fresh(link).checked_at) == (0, None)
 
@@ -482,21 +481,21 @@ def test_an_observation_of_an_old_url_is_not_written_to_a_new_one(server):
 
 
 @pytest.fixture
-def checked_links(db, server):
-    moved = published_link(server.url("/moved"))
-    fine = published_link(server.url("/ok"), version="3.1")
-    gone = published_link(server.url("/gone-404"), version="3.2")
+def checked_links(db, stand_in):
+    moved = published_link(stand_in.url("/moved"))
+    fine = published_link(stand_in.url("/ok"), version="3.1")
+    gone = published_link(stand_in.url("/gone-404"), version="3.2")
     start = timezone.now() - dt.timedelta(days=2)
     check_at(start, moved, fine, gone)
     check_at(start + dt.timedelta(days=1), gone)
     return {"moved": fresh(moved), "fine": fresh(fine), "gone": fresh(gone)}
 
 
-def test_link_items_show_status_checked_at_and_final_url(client, checked_links, server):
+def test_link_items_show_status_checked_at_and_final_url(client, checked_links, stand_in):
     items = {item["url"]: item for item in client.get("/api/links/").json()["results"]}
     moved = items[checked_links["moved"].url]
     assert moved["status"] == "redirected"
-    assert moved["final_url"] == server.url("/ok")
+    assert moved["final_url"] == stand_in.url("/ok")
     assert moved["checked_at"].endswith("Z")
     assert items[checked_links["fine"].url]["final_url"] is None
     assert items[checked_links["gone"].url]["status"] == "broken"
