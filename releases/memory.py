@@ -9,6 +9,7 @@ ours for the collector, and that a warmed-up worker freezes what it keeps.
 
 import gc
 import itertools
+from contextlib import contextmanager
 
 from django.core.signals import request_finished
 
@@ -37,16 +38,20 @@ def let_go(response):
         parser_context.clear()
 
 
-def let_go_of_filterset(filterset):
+@contextmanager
+def letting_go(filterset):
     """
-    Break the cycles a FilterSet is made of once its queryset is built: django-filter gives
-    each filter its FilterSet as ``parent`` and a method bound to the filter, and the form
-    and its bound fields refer to one another.
+    ``filterset`` for the block, its cycles broken after it (once its queryset is built, or
+    its errors raised): django-filter gives each filter its FilterSet as ``parent`` and a
+    method bound to the filter, and the form and its bound fields refer to one another.
     """
-    for filter_ in filterset.filters.values():
-        vars(filter_).clear()
-    vars(filterset.form).clear()
-    vars(filterset).clear()
+    try:
+        yield filterset
+    finally:
+        for filter_ in filterset.filters.values():
+            vars(filter_).clear()
+        vars(filterset.form).clear()
+        vars(filterset).clear()
 
 
 def without_traceback(error):

@@ -266,6 +266,7 @@ def test_a_warmed_up_worker_freezes_what_it_keeps_out_of_the_collectors_sight(pr
     [
         ("/api/features/?release=1.9&stability=beta", "200"),
         ("/api/features/?stability=nonsense", "400"),  # a bad filter, answered by DRF too
+        ("/api/features/?release=1.9&facets=stability,area", "200"),  # a FilterSet a facet
     ],
 )
 def test_a_feature_list_request_leaves_nothing_for_the_garbage_collector(

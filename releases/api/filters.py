@@ -964,12 +964,10 @@ class StrictFilterBackend(DjangoFilterBackend):
         if filterset is None:
             reject_bad_query(request.query_params, allowed)
             return queryset
-        try:
+        with memory.letting_go(filterset):
             errors = None if filterset.is_valid() else filterset.errors
             reject_bad_query(request.query_params, allowed, errors)
             return filterset.qs
-        finally:
-            memory.let_go_of_filterset(filterset)
 
 
 def filtersets():
@@ -1006,7 +1004,9 @@ def feature_facets(params, wanted):
         others = params.copy()
         for key in {name, *PRESENTATION}:
             others.pop(key, None)
-        features = FeatureFilterSet(others, queryset=Feature.objects.for_api()).qs.order_by()
+        filterset = FeatureFilterSet(others, queryset=Feature.objects.for_api())
+        with memory.letting_go(filterset):
+            features = filterset.qs.order_by()
         if name == "release":
             rows = features.values_list("release__version", "release_version_key").annotate(
                 total=Count("pk")

@@ -24,7 +24,7 @@ from django.utils.safestring import mark_safe
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.request import Request
 
-from releases import provenance, stats, versions
+from releases import memory, provenance, stats, versions
 from releases.api.filters import (
     FACET_FIELDS,
     NO_STABILITY,
@@ -518,9 +518,9 @@ def graduation(request):
     ``stuck_for`` releases or more (checked as /api/stats/graduation/ checks it; default
     stats.DEFAULT_STUCK_FOR): two charts, each with its numbers as a table. Three queries.
     """
-    filterset = GraduationFilterSet(request.GET)
-    reject_bad_query(request.GET, {"stuck_for"}, filterset.errors or None)
-    stuck_for = filterset.form.cleaned_data.get("stuck_for") or stats.DEFAULT_STUCK_FOR
+    with memory.letting_go(GraduationFilterSet(request.GET)) as filterset:
+        reject_bad_query(request.GET, {"stuck_for"}, filterset.errors or None)
+        stuck_for = filterset.form.cleaned_data.get("stuck_for") or stats.DEFAULT_STUCK_FOR
     positions = stats.release_positions()
     standings = stats.standings(Track.objects.for_api(), positions)
     graduated = sorted(
