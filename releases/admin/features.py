@@ -38,10 +38,12 @@ class Deleted:
     heading: str
     columns: tuple
     button: str
-    records: object
+    records: object  # those shown
+    deleted: object  # where a POSTed record is looked up
     may_recover: bool
     name: Callable
     context: Callable
+    recover: Callable  # record -> (object, log note, message, where to go; None: back)
 
     def rows(self):
         """(record, its name, its context, the URL of its history) for each record."""
@@ -54,6 +56,19 @@ class Deleted:
 def history_url(record):
     opts = record.instance_type._meta
     return reverse(f"admin:{opts.app_label}_{opts.model_name}_history", args=[record.id])
+
+
+def recover_with_links(record):
+    """A deleted feature back, with the links deleted with it; then to its change page."""
+    feature, links = history.recover_feature(record)
+    where = reverse("admin:releases_feature_change", args=[feature.pk])
+    return feature, "Recovered with its links.", f"Recovered {feature} with {links} link(s).", where
+
+
+def recover_alone(record):
+    """A link or an alias deleted on its own, back alone."""
+    obj = recovery.recover(record)
+    return obj, "Recovered.", f"Recovered {obj._meta.verbose_name} {obj}.", None
 
 
 class HasMissingLinksFilter(admin.SimpleListFilter):
@@ -331,9 +346,11 @@ class FeatureAdmin(CatalogAdmin):
                 columns=("Feature", "Release"),
                 button="Recover with its links",
                 records=history.deleted_features(),
+                deleted=Feature.history.filter(history_type="-"),
                 may_recover=user.has_perms(["releases.add_feature", "releases.add_link"]),
                 name=lambda record: record.title,
                 context=lambda record: record.history_key[0],
+                recover=recover_with_links,
             ),
             Deleted(
                 field="link",
@@ -343,9 +360,11 @@ class FeatureAdmin(CatalogAdmin):
                 columns=("Link", "Feature"),
                 button="Recover link",
                 records=recovery.deleted(Link).select_related("history_user")[:200],
+                deleted=recovery.deleted(Link),
                 may_recover=user.has_perms(["releases.add_feature", "releases.add_link"]),
                 name=lambda record: f"{record.label}: {record.url or 'missing'}",
                 context=lambda record: f"{record.history_key[1]} ({record.history_key[0]})",
+                recover=recover_alone,
             ),
             Deleted(
                 field="alias",
@@ -355,9 +374,11 @@ class FeatureAdmin(CatalogAdmin):
                 columns=("Alias", "Area"),
                 button="Recover alias",
                 records=recovery.deleted(AreaAlias).select_related("history_user")[:200],
+                deleted=recovery.deleted(AreaAlias),
                 may_recover=user.has_perm("releases.add_areaalias"),
                 name=lambda record: record.name,
                 context=lambda record: record.history_refs["area"][0],
+                recover=recover_alone,
             ),
         ]
 
@@ -381,27 +402,17 @@ class FeatureAdmin(CatalogAdmin):
 
     def recover_deleted(self, request, table):
         """Recover the record ``table``'s field names; back to the page, or to the feature."""
-        if table.noun == "feature":
-            records = Feature.history.filter(history_type="-")
-        else:
-            records = recovery.deleted(table.records.model.instance_type)
-        record = get_object_or_404(records, history_id=self.record_id(request, table.field))
+        history_id = self.record_id(request, table.field)
+        record = get_object_or_404(table.deleted, history_id=history_id)
         try:
             with acting_as("recovered in the admin", request.user):
-                if table.noun == "feature":
-                    obj, links = history.recover_feature(record)
-                else:
-                    obj = recovery.recover(record)
+                obj, note, message, where = table.recover(record)
         except history.CannotRecover as error:
             self.message_user(request, str(error), messages.ERROR)
             return HttpResponseRedirect(request.path)
-        if table.noun == "feature":
-            self.log_addition(request, obj, "Recovered with its links.")
-            self.message_user(request, f"Recovered {obj} with {links} link(s).", messages.SUCCESS)
-            return HttpResponseRedirect(reverse("admin:releases_feature_change", args=[obj.pk]))
-        self.log_addition(request, obj, "Recovered.")
-        self.message_user(request, f"Recovered {obj._meta.verbose_name} {obj}.", messages.SUCCESS)
-        return HttpResponseRedirect(request.path)
+        self.log_addition(request, obj, note)
+        self.message_user(request, message, messages.SUCCESS)
+        return HttpResponseRedirect(where or request.path)
 
     def get_queryset(self, request):
         return (
