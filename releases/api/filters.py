@@ -26,7 +26,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework.exceptions import ValidationError
 
 from releases import memory, versions
-from releases.api.params import ASCII_WHOLE_NUMBER, CONTROL
+from releases.api.params import CONTROL, whole_number_error
 from releases.managers import version_bound
 from releases.models import (
     Area,
@@ -803,11 +803,9 @@ class WholeNumberField(StrictField):
         value = super().to_python(value)
         if not value:
             return None
-        if not ASCII_WHOLE_NUMBER.match(value) or not self.low <= int(value) <= self.high:
-            raise forms.ValidationError(
-                f"Must be a whole number from {self.low} to {self.high}; got {value!r}.",
-                code="invalid",
-            )
+        error = whole_number_error(value, self.low, self.high)
+        if error:
+            raise forms.ValidationError(error, code="invalid")
         return int(value)
 
 

@@ -45,12 +45,19 @@ def problems(query, several):
     return found
 
 
+def whole_number_error(raw, low, high):
+    """What is wrong with ``raw`` as a whole number from ``low`` to ``high`` (ASCII digits
+    only), or None."""
+    if raw is None or not ASCII_WHOLE_NUMBER.match(raw) or not low <= int(raw) <= high:
+        return f"Must be a whole number from {low} to {high}; got {raw!r}."
+    return None
+
+
 def whole_number(raw, name, low, high):
     """``raw`` as an int from ``low`` to ``high`` (ASCII digits only), or a 400 naming ``name``."""
-    if raw is None or not ASCII_WHOLE_NUMBER.match(raw) or not low <= int(raw) <= high:
-        raise ValidationError(
-            {name: [f"Must be a whole number from {low} to {high}; got {raw!r}."]}
-        )
+    error = whole_number_error(raw, low, high)
+    if error:
+        raise ValidationError({name: [error]})
     return int(raw)
 
 
