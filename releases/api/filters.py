@@ -84,6 +84,12 @@ class JoinedInput(forms.TextInput):
         return ",".join(values) if values else None
 
 
+def values_of(query, name):
+    """The values of ``name`` in ``query``, repeated or comma-separated, as filters read them."""
+    joined = JoinedInput().value_from_datadict(query, {}, name)
+    return joined.split(",") if joined else []
+
+
 class StrictField(forms.CharField):
     """A query value as given: Django's CharField would strip it, and "\x85" would vanish."""
 

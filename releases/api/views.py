@@ -34,6 +34,7 @@ from releases.api.filters import (
     TrackFilterSet,
     feature_facets,
     reject_bad_query,
+    values_of,
 )
 from releases.api.pagination import Rows
 from releases.api.schema import form_parameters
@@ -135,9 +136,7 @@ class FeatureViewSet(CSVListMixin, mixins.ListModelMixin, viewsets.GenericViewSe
         features = self.filter_queryset(self.get_queryset())
         rows = self.paginate_queryset(Rows(features, feature_values(features)))
         response = self.get_paginated_response(feature_items(rows))
-        wanted = [
-            name for value in request.query_params.getlist("facets") for name in value.split(",")
-        ]
+        wanted = values_of(request.query_params, "facets")
         if wanted:
             response.data["facets"] = feature_facets(request.query_params, dict.fromkeys(wanted))
         return response

@@ -33,6 +33,7 @@ from releases.api.filters import (
     StrictFilterBackend,
     feature_facets,
     reject_bad_query,
+    values_of,
 )
 from releases.api.params import without_empty
 from releases.api.views import FeatureViewSet, ReleaseViewSet, StateViewSet, TrackViewSet
@@ -483,7 +484,7 @@ def feature_list(request):
     page = api_list(request, FeatureViewSet, lambda qs: qs.select_related("release", "area"))
     # Read as the API's FilterSet reads a query: a choice's repeats (the form's checkboxes) joined.
     facets = feature_facets(request.GET, list(FACET_FIELDS))
-    chosen = {name: set(",".join(request.GET.getlist(name)).split(",")) for name in FACET_FIELDS}
+    chosen = {name: set(values_of(request.GET, name)) for name in FACET_FIELDS}
     labels = dict(STAGES) | {NO_STABILITY: "No stage"}
     area_names = dict(Area.objects.values_list("slug", "name"))
     choices = {
