@@ -6,7 +6,10 @@ catalog's write path, as an editor in the admin would make them, recorded in the
 made by ``curate`` and the file.
 
 ``fixtures/curation/`` holds one file per release (``<version>.json``) and the catalog's areas
-and tracks (``areas.json``, ``tracks.json``). From a checkout of the blog, the fixtures are
+and tracks (``areas.json``, ``tracks.json``). A release's file may define the tracks it brings
+(``tracks``, as in ``tracks.json``), and with ``"create": true`` the release itself, for a
+release no post can be imported for (its features are then all ``add`` entries, each with
+the ``source`` it was read from). From a checkout of the blog, the fixtures are
 rebuilt with ``import_post FOLDER``, ``curate`` and ``export_fixtures`` (README, "Curating a
 release"). A decision that names what the catalog does not hold is an error naming the file
 and the entry, and nothing of that file is written.
@@ -24,6 +27,7 @@ from releases.models import (
     Area,
     ClaimStatus,
     Feature,
+    FeatureKind,
     Link,
     LinkKind,
     Release,
@@ -33,7 +37,19 @@ from releases.models import (
 )
 from releases.slugs import slugify
 
-CORRECTABLE = ("title", "stability")
+CORRECTABLE = ("title", "stability", "stage_label")
+RELEASE_FIELDS = (
+    "title",
+    "summary",
+    "announcement_url",
+    "release_notes_url",
+    "release_date",
+    "sources_note",
+    "commit_count",
+    "contributor_count",
+)
+# What an editor decides of a feature, with no reason needed (a correction needs one).
+DECIDED = ("summary", "kind", "demotion_reason")
 
 
 class CurationError(Exception):
@@ -74,25 +90,62 @@ def apply_areas(path):
 
 
 def apply_tracks(path):
-    """``tracks.json``: {slug: {name, area, description}}; creates or updates tracks."""
-    for slug, values in read(path).items():
+    """``tracks.json``: {slug: {name, area, description, succeeds}}; creates or updates."""
+    define_tracks(read(path), path)
+
+
+def define_tracks(tracks, path):
+    """
+    Create or update tracks, then link each to the track it ``succeeds``: in a second pass,
+    so that a successor may be listed before its predecessor.
+    """
+    for slug, values in tracks.items():
         where = f"{path} track {slug}"
         track = Track.objects.filter(slug=slug).first() or Track(slug=slug)
         track.name = values["name"]
         track.area = find(Area, where, slug=values["area"])
         track.description = values.get("description", "")
         save(track, where)
+    for slug, values in tracks.items():
+        where = f"{path} track {slug}"
+        track = Track.objects.get(slug=slug)
+        predecessor = values.get("succeeds")
+        track.succeeds = find(Track, where, slug=predecessor) if predecessor else None
+        save(track, where)
+
+
+def is_created(path):
+    """Whether a release's file creates the release (``"create": true``)."""
+    return read(path).get("create") is True
+
+
+def create_release(decisions, path):
+    """A draft release from the file's ``release`` block, unless the catalog holds it."""
+    version = decisions.get("version")
+    release = Release.objects.filter(version=version).first()
+    if release is None:
+        where = f"{path} release"
+        values = decisions.get("release", {})
+        for name in ("title", "release_date", "announcement_url"):
+            if not values.get(name):
+                raise CurationError(where, f"a release to create needs its {name!r}")
+        release = Release(version=version, title=values["title"])
+        save(release, where)
+    return release
 
 
 def apply_release(path, publish=True):
     """One release's decisions (``<version>.json``), in one transaction."""
     decisions = read(path)
     version = decisions.get("version")
-    release = find(Release, f"{path} version", version=version)
     applied = Applied(version=version)
     with transaction.atomic(), writes.acting_as(f"curate {path.name}"):
+        if decisions.get("create") is True:
+            create_release(decisions, path)
+        release = find(Release, f"{path} version", version=version)
+        define_tracks(decisions.get("tracks", {}), path)
         values = decisions.get("release", {})
-        for name in ("title", "summary", "announcement_url", "release_date"):
+        for name in RELEASE_FIELDS:
             if name in values:
                 setattr(release, name, values[name])
         if "highlights" in values:
@@ -138,11 +191,12 @@ def decide_feature(feature, entry, where, applied):
             reason(entry, where)
             setattr(feature, name, entry[name])
             if name == "stability":
-                feature.stage_source = StageSource.EDITOR
+                feature.stage_source = StageSource.EDITOR if entry[name] else ""
             applied.corrections.append(f"{feature.slug}: {name} -> {entry[name]}")
-    if "summary" in entry:
-        feature.summary = entry["summary"]
-        applied.summaries += 1
+    for name in DECIDED:
+        if name in entry:
+            setattr(feature, name, entry[name])
+    applied.summaries += "summary" in entry
     if "area" in entry:
         feature.area = find(Area, where, slug=entry["area"])
     if "track" in entry:
@@ -157,16 +211,24 @@ def add_feature(release, entry, where):
     """A feature the importer did not find, as an editor adds it: with a reason."""
     reason(entry, where)
     position = max(release.features.values_list("position", flat=True), default=0) + 1
+    source = entry.get("source") or {}
     feature = Feature(
         release=release,
         title=entry["title"],
         slug=entry.get("slug") or slugify(entry["title"]),
-        stability=entry.get("stability"),
-        stage_source=StageSource.EDITOR if entry.get("stability") else StageSource.SECTION,
+        stability=entry.get("stability") or "",
+        stage_source=StageSource.EDITOR if entry.get("stability") else "",
+        stage_label=entry.get("stage_label", ""),
+        kind=entry.get("kind", FeatureKind.FEATURE),
+        demotion_reason=entry.get("demotion_reason", ""),
         area=find(Area, where, slug=entry["area"]),
         track=find(Track, where, slug=entry["track"]),
         summary=entry.get("summary", ""),
         position=min(entry.get("position", position), MAX_POSITION),
+        source_post=source.get("post", ""),
+        source_url=source.get("url", ""),
+        source_section=source.get("section", ""),
+        source_line=source.get("line"),
     )
     save(feature, where)
     for number, link in enumerate(entry.get("links", []), start=1):

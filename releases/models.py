@@ -10,7 +10,7 @@ path (``writes.py``); operations on tracks live in ``tracks.py``.
 from django.core.exceptions import ValidationError
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
-from django.db.models import Case, Q, Value, When
+from django.db.models import Case, F, Q, Value, When
 from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils import timezone
@@ -28,11 +28,22 @@ from releases.managers import (
 
 
 class Stability(models.TextChoices):
-    """PyTorch's feature classification, introduced with 1.6."""
+    """
+    PyTorch's feature classification: Stable, Beta and Prototype from 1.6 to 2.7; from 2.8 on
+    API-Stable (``stable``) and API-Unstable (``unstable``, RFC pytorch/pytorch#152134).
+    """
 
     STABLE = "stable", "Stable"
     BETA = "beta", "Beta"
     PROTOTYPE = "prototype", "Prototype"
+    UNSTABLE = "unstable", "Unstable"
+
+
+class FeatureKind(models.TextChoices):
+    """What a release's entry announces: a capability, or that one is deprecated or removed."""
+
+    FEATURE = "feature", "Feature"
+    DEPRECATION = "deprecation", "Deprecation"
 
 
 class StageSource(models.TextChoices):
@@ -51,7 +62,41 @@ class ClaimStatus(models.TextChoices):
 
 
 # Higher is more mature; a feature with no stability has no rank and is never "promoted".
-STABILITY_RANKS = {Stability.PROTOTYPE: 1, Stability.BETA: 2, Stability.STABLE: 3}
+# API-Unstable stands below stable, beside beta: what the old scheme called beta or prototype
+# is API-Unstable in the new one, so a move between them is a relabel (``stage_change``).
+STABILITY_RANKS = {
+    Stability.PROTOTYPE: 1,
+    Stability.BETA: 2,
+    Stability.UNSTABLE: 2,
+    Stability.STABLE: 3,
+}
+# The stages of the scheme before 2.8 that API-Unstable renamed rather than ranked.
+RELABELLED_AS_UNSTABLE = frozenset({Stability.BETA, Stability.PROTOTYPE})
+
+
+class StageChange(models.TextChoices):
+    """How a track's stage moved between two appearances."""
+
+    PROMOTED = "promoted", "Promoted"
+    DEMOTED = "demoted", "Demoted"
+    RELABELLED = "relabelled", "Relabelled"
+    SAME = "same", "Same stage"
+
+
+def stage_change(before, after):
+    """
+    The move from stage ``before`` to ``after``, or None where either is unknown. Beta or
+    prototype to API-Unstable (or back) is a relabel, neither a promotion nor a demotion.
+    """
+    if not before or not after:
+        return None
+    if before == after:
+        return StageChange.SAME
+    pair = {before, after}
+    if Stability.UNSTABLE in pair and pair & RELABELLED_AS_UNSTABLE:
+        return StageChange.RELABELLED
+    rose = STABILITY_RANKS[after] > STABILITY_RANKS[before]
+    return StageChange.PROMOTED if rose else StageChange.DEMOTED
 
 
 def stability_rank_expression(field="stability"):
@@ -227,6 +272,11 @@ class Release(Timestamped):
         blank=True,
         help_text="The release's highlights in our own words, one per line.",
     )
+    sources_note = models.TextField(
+        blank=True,
+        help_text="What the sources of this release leave unstated (no full post at hand, "
+        "stages not given), in our own words: shown on the release page.",
+    )
     commit_count = models.PositiveIntegerField(
         null=True, blank=True, help_text="Commits since the previous release, if the post says."
     )
@@ -349,6 +399,15 @@ class Track(Timestamped):
         Area, on_delete=models.PROTECT, related_name="tracks", help_text="Where it belongs."
     )
     description = models.TextField(blank=True, help_text="What it is, in our own words.")
+    succeeds = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="successors",
+        help_text="The capability this one is the next API generation of (FSDP2 succeeds FSDP): "
+        "a successor is a track of its own, not a demotion of its predecessor.",
+    )
     search_text = models.TextField(
         blank=True,
         default="",
@@ -362,7 +421,12 @@ class Track(Timestamped):
 
     class Meta:
         ordering = [Lower("name")]
-        constraints = [models.UniqueConstraint(fields=["slug"], name="track_unique_slug")]
+        constraints = [
+            models.UniqueConstraint(fields=["slug"], name="track_unique_slug"),
+            models.CheckConstraint(
+                condition=~Q(succeeds=F("pk")), name="track_succeeds_not_itself"
+            ),
+        ]
         indexes = [models.Index(Lower("name"), name="track_name_ci_idx")]
 
     def __str__(self):
@@ -378,6 +442,15 @@ class Track(Timestamped):
         return (self.slug,)
 
     natural_key.dependencies = ["releases.area"]
+
+    def clean(self):
+        # A chain of successors ends: no track succeeds itself, directly or through others.
+        seen, track = {self.pk}, self.succeeds
+        while track is not None:
+            if track.pk in seen:
+                raise ValidationError({"succeeds": "A track cannot succeed itself."})
+            seen.add(track.pk)
+            track = track.succeeds
 
 
 class Feature(Timestamped, FromPost):
@@ -398,6 +471,23 @@ class Feature(Timestamped, FromPost):
         blank=True,
         help_text="Where the stability comes from: the feature's tag, its section, a claim in "
         "the post's prose an editor accepted, or an editor. Empty without stability.",
+    )
+    stage_label = models.CharField(
+        max_length=40,
+        blank=True,
+        help_text='The stage exactly as the post wrote it ("Beta", "API-Unstable"); empty when '
+        "the post states none.",
+    )
+    kind = models.CharField(
+        max_length=12,
+        choices=FeatureKind.choices,
+        default=FeatureKind.FEATURE,
+        help_text="A feature, or the announcement that a capability is deprecated or removed.",
+    )
+    demotion_reason = models.TextField(
+        blank=True,
+        help_text="Why the capability is less stable here than at its previous appearance: "
+        "an editor's reason, required for every demotion.",
     )
     area = models.ForeignKey(
         Area,
@@ -431,7 +521,7 @@ class Feature(Timestamped, FromPost):
         expression=stability_rank_expression(),
         output_field=models.PositiveSmallIntegerField(null=True),
         db_persist=True,
-        help_text="1 prototype, 2 beta, 3 stable; empty without stability.",
+        help_text="1 prototype, 2 beta or unstable, 3 stable; empty without stability.",
     )
     imported_values = models.JSONField(
         default=dict,
@@ -474,6 +564,9 @@ class Feature(Timestamped, FromPost):
                 name="feature_stage_source_valid",
             ),
             models.CheckConstraint(
+                condition=Q(kind__in=FeatureKind.values), name="feature_kind_valid"
+            ),
+            models.CheckConstraint(
                 condition=Q(position__lte=MAX_POSITION), name="feature_position_in_range"
             ),
             # A track appears once in a release: two features of one release are two
@@ -499,6 +592,9 @@ class Feature(Timestamped, FromPost):
                 fields=["area", "-release_version_key", "position"], name="feature_area_idx"
             ),
             models.Index(fields=["track", "release_version_key"], name="feature_track_idx"),
+            models.Index(
+                fields=["kind", "-release_version_key", "position"], name="feature_kind_idx"
+            ),
             # Titles sort as people read them ("Ability" before "AMD", "torch.fft" among the T's).
             models.Index(Lower("title"), name="feature_title_ci_idx"),
             models.Index(

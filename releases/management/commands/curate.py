@@ -4,7 +4,8 @@ Apply editors' decisions kept as files (``releases.curation``) to the catalog.
     python manage.py curate [FOLDER] [--version V ...] [--no-publish]
 
 FOLDER (default fixtures/curation) holds areas.json, tracks.json and one <version>.json per
-release. Areas and tracks come first, then each release the catalog holds, oldest first, each
+release. Areas and tracks come first, then each release the catalog holds (or its file creates),
+oldest first, each
 in its own transaction; it is published unless --no-publish. Last, the tracks and proposed
 areas nothing uses any more are deleted. An error names the file and the entry, and nothing of
 that file is written.
@@ -56,7 +57,9 @@ class Command(BaseCommand):
             files = [
                 path
                 for path in folder.glob("*.json")
-                if path.stem in held and (not release_versions or path.stem in release_versions)
+                if path.name not in ("areas.json", "tracks.json")
+                and (path.stem in held or curation.is_created(path))
+                and (not release_versions or path.stem in release_versions)
             ]
             files.sort(key=lambda path: versions.Version.parse(path.stem).key)
             for path in files:
