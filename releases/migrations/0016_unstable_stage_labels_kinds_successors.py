@@ -9,11 +9,18 @@ Features that already have a stage get the label of the scheme their posts used 
 import django.db.models.deletion
 from django.db import migrations, models
 
+from releases import versions
+
 LABELS = {"stable": "Stable", "beta": "Beta", "prototype": "Prototype"}
 
 
 def label_existing_stages(apps, schema_editor):
     Feature = apps.get_model("releases", "Feature")
+    # Before 1.6 the posts called Beta "Experimental".
+    classified = versions.Version.parse("1.6").key
+    Feature.objects.filter(
+        stability="beta", stage_label="", release_version_key__lt=classified
+    ).update(stage_label="Experimental")
     for stability, label in LABELS.items():
         Feature.objects.filter(stability=stability, stage_label="").update(stage_label=label)
 
