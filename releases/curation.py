@@ -217,7 +217,10 @@ def add_feature(release, entry, where):
         title=entry["title"],
         slug=entry.get("slug") or slugify(entry["title"]),
         stability=entry.get("stability") or "",
-        stage_source=StageSource.EDITOR if entry.get("stability") else "",
+        # Where the source's own label gives the stage, say so ("section"); else an editor's.
+        stage_source=entry.get("stage_source", StageSource.EDITOR)
+        if entry.get("stability")
+        else "",
         stage_label=entry.get("stage_label", ""),
         kind=entry.get("kind", FeatureKind.FEATURE),
         demotion_reason=entry.get("demotion_reason", ""),

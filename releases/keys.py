@@ -8,7 +8,7 @@ and the public change log (``public_log``) publishes them.
 # rebuild the object elsewhere.
 REFERENCES = {
     "AreaAlias": ("area",),
-    "Track": ("area",),
+    "Track": ("area", "succeeds"),
     "Feature": ("release", "area", "track"),
     "Link": ("feature",),
     "StageClaim": ("release", "feature", "track"),

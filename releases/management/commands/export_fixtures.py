@@ -33,6 +33,23 @@ def serialize(objects):
     return data
 
 
+def predecessors_first(tracks):
+    """Tracks by slug, each after the track it succeeds, so that loading never looks ahead."""
+    ordered, placed = [], set()
+
+    def place(track):
+        if track.pk in placed:
+            return
+        placed.add(track.pk)
+        if track.succeeds is not None:
+            place(track.succeeds)
+        ordered.append(track)
+
+    for track in tracks:
+        place(track)
+    return ordered
+
+
 class Command(BaseCommand):
     help = "Export areas and releases (with features and links) as natural-key fixtures."
 
@@ -55,8 +72,8 @@ class Command(BaseCommand):
                 *AreaAlias.objects.order_by("area__name", "name"),
             ]
             self.write(folder / "areas.json", serialize(areas))
-            tracks = Track.objects.select_related("area").order_by("slug")
-            self.write(folder / "tracks.json", serialize(tracks))
+            tracks = Track.objects.select_related("area", "succeeds").order_by("slug")
+            self.write(folder / "tracks.json", serialize(predecessors_first(tracks)))
         for release in releases:
             features = (
                 Feature.objects.filter(release=release)

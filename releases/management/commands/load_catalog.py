@@ -67,6 +67,30 @@ def references(items, model_label, field):
     }
 
 
+def with_predecessors(tracks, track_items):
+    """The natural keys ``tracks`` and those of the tracks they succeed, through every step."""
+    succeeds = {
+        (item["fields"]["slug"],): tuple(item["fields"]["succeeds"])
+        for item in track_items
+        if item["fields"].get("succeeds")
+    }
+    found, todo = set(tracks), list(tracks)
+    while todo:
+        predecessor = succeeds.get(todo.pop())
+        if predecessor and predecessor not in found:
+            found.add(predecessor)
+            todo.append(predecessor)
+    return found
+
+
+def refers_to(item, keys):
+    """Whether a fixture item refers to one of the natural keys ``keys`` (one-part keys)."""
+    return bool(keys) and any(
+        isinstance(value, list) and len(value) == 1 and tuple(value) in keys
+        for value in item["fields"].values()
+    )
+
+
 class Command(BaseCommand):
     help = "Fill an empty catalog from fixtures/, then add only releases it never held."
 
@@ -153,6 +177,7 @@ class Command(BaseCommand):
             tracks |= references(items, "releases.stageclaim", "track")
             if "tracks.json" in by_name:
                 track_items = read(by_name["tracks.json"])
+                tracks = with_predecessors(tracks, track_items)
                 wanted = [i for i in track_items if (i["fields"]["slug"],) in tracks]
                 areas |= references(wanted, "releases.track", "area")
             else:
@@ -180,7 +205,7 @@ class Command(BaseCommand):
         Create the objects of ``items`` the catalog lacks, in bulk, model by model in the
         file's order (a file lists what others refer to first); skip every one it has.
         """
-        created, pending, label = 0, [], None
+        created, pending, pending_keys, label = 0, [], set(), None
 
         def flush():
             nonlocal created
@@ -188,16 +213,20 @@ class Command(BaseCommand):
                 type(pending[0]).objects.bulk_create(pending)
                 created += len(pending)
                 pending.clear()
+                pending_keys.clear()
 
         try:
             with writes.acting_as(f"load_catalog {path.name}"):
                 for item in items:
-                    if item.get("model") != label:
-                        flush()  # what follows may refer to these: store them first
+                    # What follows may refer to these (another model, or a track to the one it
+                    # succeeds): store them first.
+                    if item.get("model") != label or refers_to(item, pending_keys):
+                        flush()
                         label = item.get("model")
                     (deserialized,) = serializers.deserialize("python", [item])
                     if deserialized.object.pk is None:  # never overwrite what the catalog has
                         pending.append(deserialized.object)
+                        pending_keys.add(tuple(deserialized.object.natural_key()))
                 flush()
         except (DeserializationError, ValidationError, DatabaseError, KeyError) as error:
             raise CommandError(f"{path}: cannot load the fixture: {error}") from None
