@@ -248,6 +248,9 @@ CLIENT_IP_META_KEY = os.environ.get("DJANGO_CLIENT_IP_HEADER", "REMOTE_ADDR")
 # a site it checks knows whose requests they are (check_links refuses to run without it).
 CATALOG_URL = os.environ.get("CATALOG_URL", "")
 
+# The blog's feed (RSS or Atom) that watch_blog reads for release announcements.
+BLOG_FEED_URL = os.environ.get("BLOG_FEED_URL") or "https://pytorch.org/feed/"
+
 # Admin logins (django-axes, releases/admin/signin.py): 5 failures for one username from one
 # address within 15 minutes pause that username from that address for 15 minutes; no other
 # user, and no other address, is refused. A username that has failed 10 times within those

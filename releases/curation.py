@@ -187,9 +187,10 @@ def apply_release(path, publish=True):
 
 def decide_feature(feature, entry, where, applied):
     for name in CORRECTABLE:
-        if name in entry and entry[name] != getattr(feature, name):
+        value = entry.get(name) or ""  # no stage, no label: the empty string, as stored
+        if name in entry and value != getattr(feature, name):
             reason(entry, where)
-            setattr(feature, name, entry[name])
+            setattr(feature, name, value)
             if name == "stability":
                 feature.stage_source = StageSource.EDITOR if entry[name] else ""
             applied.corrections.append(f"{feature.slug}: {name} -> {entry[name]}")

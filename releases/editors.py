@@ -11,6 +11,9 @@ ACTIONS = ["view", "add", "change"]
 # feature is retired, with a confirmation); each comes back from Deleted features, links and
 # aliases (the history keeps all). Releases, areas and claims they do not delete.
 EXTRA = ["delete_track", "delete_link", "delete_areaalias", "delete_feature"]
+# What watch_blog found in the blog's feed: editors read it (the desk links it); only the
+# command writes it.
+WATCHED = ["view_blogannouncement", "view_blogfeed"]
 
 
 def ensure_editors_group(sender=None, using="default", **kwargs):
@@ -19,7 +22,8 @@ def ensure_editors_group(sender=None, using="default", **kwargs):
         # This app comes before django.contrib.auth in INSTALLED_APPS, so this receiver may
         # run before auth's: make sure the app's permissions exist first (idempotent).
         create_permissions(sender, verbosity=0, using=using)
-    codenames = [f"{action}_{model}" for model in EDITED_MODELS for action in ACTIONS] + EXTRA
+    codenames = [f"{action}_{model}" for model in EDITED_MODELS for action in ACTIONS]
+    codenames += EXTRA + WATCHED
     permissions = Permission.objects.using(using).filter(
         content_type__app_label="releases", codename__in=codenames
     )

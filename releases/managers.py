@@ -12,6 +12,7 @@ from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, Subquery, 
 from django.db.models.functions import Coalesce, Lower
 
 from releases import versions, writes
+from releases.classification import Stability
 from releases.slugs import unique_slug
 
 
@@ -202,6 +203,22 @@ class TrackQuerySet(CatalogQuerySet):
         )
         return self.filter(Exists(promoted))
 
+    def with_generations(self):
+        """
+        Annotate ``succeeds_slug`` and ``successor_slug`` (and their ``_name``): the published
+        tracks of the capability's previous and next API generation (the first by name), or
+        None.
+        """
+        public = model("Track").objects.published()
+        predecessor = public.filter(pk=OuterRef("succeeds"))
+        successors = public.filter(succeeds=OuterRef("pk")).order_by(Lower("name"), "pk")
+        return self.annotate(
+            succeeds_slug=Subquery(predecessor.values("slug")[:1]),
+            succeeds_name=Subquery(predecessor.values("name")[:1]),
+            successor_slug=Subquery(successors.values("slug")[:1]),
+            successor_name=Subquery(successors.values("name")[:1]),
+        )
+
     def for_api(self, as_of=None):
         """Published tracks with their stage and appearances (oldest first): two queries."""
         appearances = model("Feature").objects.published().select_related("release")
@@ -210,6 +227,7 @@ class TrackQuerySet(CatalogQuerySet):
             appearances = appearances.version_at_most(as_of)
         return (
             self.with_stage(as_of)
+            .with_generations()
             .select_related("area")
             .prefetch_related(Prefetch("features", queryset=appearances, to_attr="appearances"))
             .order_by(Lower("name"), "pk")
@@ -276,9 +294,13 @@ class FeatureQuerySet(CatalogQuerySet):
         )
 
     def promoted(self, promoted=True):
-        """Features more stable than their track's previous appearance (or, False, the rest)."""
+        """
+        Features more stable than their track's previous appearance (or, False, the rest).
+        API-Unstable is never a promotion: from beta or prototype it is a relabel
+        (``models.stage_change``), and stable is the only stage above it.
+        """
         queryset = self.with_previous_stability()
-        rose = Q(stability_rank__gt=F("previous_stability_rank"))
+        rose = Q(stability_rank__gt=F("previous_stability_rank")) & ~Q(stability=Stability.UNSTABLE)
         if promoted:
             return queryset.filter(rose)
         return queryset.filter(

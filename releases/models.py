@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from releases import text, versions, writes
+from releases.classification import STABILITY_RANKS, FeatureKind, Stability
 from releases.managers import (
     AreaAliasManager,
     AreaManager,
@@ -25,25 +26,6 @@ from releases.managers import (
     StageClaimManager,
     TrackManager,
 )
-
-
-class Stability(models.TextChoices):
-    """
-    PyTorch's feature classification: Stable, Beta and Prototype from 1.6 to 2.7; from 2.8 on
-    API-Stable (``stable``) and API-Unstable (``unstable``, RFC pytorch/pytorch#152134).
-    """
-
-    STABLE = "stable", "Stable"
-    BETA = "beta", "Beta"
-    PROTOTYPE = "prototype", "Prototype"
-    UNSTABLE = "unstable", "Unstable"
-
-
-class FeatureKind(models.TextChoices):
-    """What a release's entry announces: a capability, or that one is deprecated or removed."""
-
-    FEATURE = "feature", "Feature"
-    DEPRECATION = "deprecation", "Deprecation"
 
 
 class StageSource(models.TextChoices):
@@ -59,44 +41,6 @@ class ClaimStatus(models.TextChoices):
     PENDING = "pending", "Awaiting review"
     ACCEPTED = "accepted", "Accepted"
     REJECTED = "rejected", "Rejected"
-
-
-# Higher is more mature; a feature with no stability has no rank and is never "promoted".
-# API-Unstable stands below stable, beside beta: what the old scheme called beta or prototype
-# is API-Unstable in the new one, so a move between them is a relabel (``stage_change``).
-STABILITY_RANKS = {
-    Stability.PROTOTYPE: 1,
-    Stability.BETA: 2,
-    Stability.UNSTABLE: 2,
-    Stability.STABLE: 3,
-}
-# The stages of the scheme before 2.8 that API-Unstable renamed rather than ranked.
-RELABELLED_AS_UNSTABLE = frozenset({Stability.BETA, Stability.PROTOTYPE})
-
-
-class StageChange(models.TextChoices):
-    """How a track's stage moved between two appearances."""
-
-    PROMOTED = "promoted", "Promoted"
-    DEMOTED = "demoted", "Demoted"
-    RELABELLED = "relabelled", "Relabelled"
-    SAME = "same", "Same stage"
-
-
-def stage_change(before, after):
-    """
-    The move from stage ``before`` to ``after``, or None where either is unknown. Beta or
-    prototype to API-Unstable (or back) is a relabel, neither a promotion nor a demotion.
-    """
-    if not before or not after:
-        return None
-    if before == after:
-        return StageChange.SAME
-    pair = {before, after}
-    if Stability.UNSTABLE in pair and pair & RELABELLED_AS_UNSTABLE:
-        return StageChange.RELABELLED
-    rose = STABILITY_RANKS[after] > STABILITY_RANKS[before]
-    return StageChange.PROMOTED if rose else StageChange.DEMOTED
 
 
 def stability_rank_expression(field="stability"):
@@ -865,3 +809,113 @@ class PublicLogHead(models.Model):
 
     def __str__(self):
         return "public change log"
+
+
+class BlogFeed(models.Model):
+    """
+    The blog's feed as ``watch_blog`` last read it (releases/importing/watch.py): the
+    validators of its last answer, sent back on the next run so that an unchanged feed costs a
+    304; when a run last ended and what it said; and the lease that keeps two runs from
+    overlapping, on every host that shares the database.
+    """
+
+    url = models.URLField(max_length=500, help_text="The feed's address (BLOG_FEED_URL).")
+    etag = models.CharField(
+        max_length=500, blank=True, help_text="The ETag of the feed's last full answer."
+    )
+    last_modified = models.CharField(
+        max_length=100, blank=True, help_text="The Last-Modified of that answer, as it was sent."
+    )
+    checked_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a run last ended, whatever it found."
+    )
+    read_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the feed last answered (200 or 304)."
+    )
+    is_failing = models.BooleanField(
+        default=False, help_text="The last run failed: the feed or a post was out of reach."
+    )
+    outcome = models.CharField(max_length=500, blank=True, help_text="The last run's summary.")
+    lease_holder = models.CharField(
+        max_length=200, blank=True, help_text="The run under way: its host and process."
+    )
+    lease_expires_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the run under way loses the lease, if it stalls."
+    )
+
+    class Meta:
+        ordering = ["url"]
+        constraints = [models.UniqueConstraint(fields=["url"], name="blogfeed_unique_url")]
+
+    def __str__(self):
+        return self.url
+
+
+class BlogAnnouncement(models.Model):
+    """
+    A post of the blog's feed that announces a release, as ``watch_blog`` found it, and what
+    became of it: the release imported from it (or the release the catalog already held), or
+    why it is not imported yet. Observations, not editors' data: no history, no fixtures.
+    """
+
+    url = models.URLField(max_length=500, help_text="The post's address, as the feed links it.")
+    title = models.CharField(max_length=300, help_text="The post's title in the feed.")
+    version = models.CharField(
+        max_length=20, validators=[validate_version], help_text="The release its title announces."
+    )
+    version_key = models.BigIntegerField(
+        editable=False, help_text="The version's parts as one integer: the order of versions."
+    )
+    published_date = models.DateField(
+        null=True, blank=True, help_text="The day the feed says the post was published."
+    )
+    release = models.ForeignKey(
+        Release,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="blog_announcements",
+        help_text="The catalog's release of that version: imported from the post, or already "
+        "held. Empty while the post is not imported.",
+    )
+    problem = models.TextField(
+        blank=True, help_text="Why the post is not imported: its download, or the importer."
+    )
+    first_seen_at = models.DateTimeField(
+        default=timezone.now, help_text="When a run first found it in the feed."
+    )
+    last_seen_at = models.DateTimeField(
+        default=timezone.now, help_text="When a run last found it in the feed."
+    )
+    attempted_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a run last downloaded it to import it."
+    )
+
+    class Meta:
+        ordering = ["-version_key", "url"]
+        constraints = [
+            models.UniqueConstraint(fields=["url"], name="blogannouncement_unique_url"),
+        ]
+        indexes = [
+            models.Index(fields=["-version_key", "url"], name="blogannouncement_newest_idx"),
+            # The desk's "announced, not imported": the few rows without a release.
+            models.Index(
+                fields=["version_key"],
+                condition=Q(release__isnull=True),
+                name="blogannouncement_pending_idx",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.title} ({self.version})"
+
+    def save(self, *args, **kwargs):
+        self.version = versions.normalize(self.version)
+        self.version_key = versions.Version.parse(self.version).key
+        super().save(*args, **kwargs)
+
+    save.alters_data = True
+
+    @property
+    def is_imported(self):
+        return self.release_id is not None

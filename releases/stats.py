@@ -18,7 +18,7 @@ from releases.models import Release, Stability, Track
 NO_STAGE = "none"
 # The counts each release has, one for each stage and one for features given none.
 STAGE_KEYS = [*Stability.values, NO_STAGE]
-PRE_STABLE = {Stability.PROTOTYPE, Stability.BETA}
+PRE_STABLE = {Stability.PROTOTYPE, Stability.BETA, Stability.UNSTABLE}
 # /graduation/ lists the tracks kept at prototype or beta for this many releases or more,
 # unless its query says otherwise.
 DEFAULT_STUCK_FOR = 10
@@ -27,7 +27,8 @@ DEFAULT_STUCK_FOR = 10
 def with_stage_counts(releases):
     """
     Annotate each of ``releases`` with its public features at each stage, in the same query:
-    ``stable_count``, ``beta_count``, ``prototype_count`` and ``none_count``.
+    ``stable_count``, ``beta_count``, ``prototype_count``, ``unstable_count`` and
+    ``none_count``.
     """
     public = Q(features__needs_approval=False)
     return releases.annotate(

@@ -8,7 +8,8 @@ recorded in the history (by whom, with what reason) and published like any other
 from django.db import transaction
 
 from releases import versions, writes
-from releases.models import STABILITY_RANKS, Feature, Track
+from releases.classification import StageChange, stage_change
+from releases.models import Feature, Track
 
 
 class CannotMerge(ValueError):
@@ -76,11 +77,13 @@ def upgrade_between(start, end):
     What upgrading from version ``start`` to ``end`` brings, track by track: tracks first
     seen after ``start`` (added, with their stage at ``end`` and their first release), tracks
     whose stage rose or fell (with the stage before and after, and the release of the last
-    change), and how many stayed as they were.
+    change), tracks relabelled from the old scheme to the new (beta or prototype to
+    API-Unstable), and how many stayed as they were. Each added track names the track it
+    succeeds, if any.
     Two queries, whatever the size of the catalog.
     """
     start_version = versions.Version.parse(start)
-    added, promoted, demoted, unchanged = [], [], [], 0
+    added, promoted, demoted, relabelled, unchanged = [], [], [], [], 0
     for track in Track.objects.for_api(as_of=end):
         appearances = track.appearances
         earlier = [a for a in appearances if a.release.parsed_version <= start_version]
@@ -88,15 +91,24 @@ def upgrade_between(start, end):
             added.append({"track": track, "appearance": appearances[0]})
             continue
         before, after = earlier[-1], appearances[-1]
-        before_rank = STABILITY_RANKS.get(before.stability)
-        after_rank = STABILITY_RANKS.get(after.stability)
-        if before.stability == after.stability or None in (before_rank, after_rank):
+        change = stage_change(before.stability, after.stability)
+        if change in (None, StageChange.SAME):
             unchanged += 1
             continue
         changed_in = before
         for previous, current in zip(appearances, appearances[1:], strict=False):
             if current.stability != previous.stability:
                 changed_in = current
-        change = {"track": track, "before": before, "after": after, "changed_in": changed_in}
-        (promoted if after_rank > before_rank else demoted).append(change)
-    return {"added": added, "promoted": promoted, "demoted": demoted, "unchanged": unchanged}
+        moved = {"track": track, "before": before, "after": after, "changed_in": changed_in}
+        {
+            StageChange.PROMOTED: promoted,
+            StageChange.DEMOTED: demoted,
+            StageChange.RELABELLED: relabelled,
+        }[change].append(moved)
+    return {
+        "added": added,
+        "promoted": promoted,
+        "demoted": demoted,
+        "relabelled": relabelled,
+        "unchanged": unchanged,
+    }

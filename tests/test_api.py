@@ -96,7 +96,9 @@ def test_feature_items_have_their_contract(api):
         "release": "1.7",
         "title": "Benchmark Utilities",
         "slug": "benchmark-utilities",
+        "kind": "feature",
         "stability": "beta",
+        "stage_label": "Beta",
         "stage_source": "tag",
         "area": "performance-profiling",
         "area_name": "Performance & Profiling",
@@ -245,7 +247,7 @@ def test_page_size_defaults_to_50_and_caps_at_100(api):
             "/api/features/",
             {"stability": "experimental"},
             "stability",
-            "stable, beta, prototype, none",
+            "stable, beta, prototype, unstable, none",
         ),
         ("/api/features/", {"stability": "beta,bogus"}, "stability", "Unknown value 'bogus'"),
         ("/api/features/", {"release": "1.x"}, "release", "expected one such as"),
@@ -399,7 +401,12 @@ def test_titles_sort_as_people_read_them_whatever_their_case(api):
 def test_facets_count_what_each_choice_would_give_with_the_other_filters(api):
     body = api("/api/features/", release="1.8", facets="stability").json()
     stages = body["facets"]["stability"]
-    assert stages == {"stable": 3, "beta": 7, "prototype": 6}  # 1 tagged, 2 from claims
+    assert stages == {
+        "stable": 3,
+        "beta": 7,
+        "prototype": 6,
+        "unstable": 0,
+    }  # 1 tagged, 2 from claims
     for stage, count in stages.items():
         assert api("/api/features/", release="1.8", stability=stage).json()["count"] == count
     # A facet leaves its own filter out: asking for beta still counts every stage.
@@ -436,8 +443,8 @@ def test_csv_streams_every_matching_row_not_one_page(api):
     rows = csv_rows(everything)
     assert len(rows) == api("/api/features/").json()["count"] == SEED_FEATURES
     assert list(rows[0]) == [
-        "release", "title", "slug", "stability", "stage_source", "area", "area_name",
-        "summary", "position", "track", "links", "source",
+        "release", "title", "slug", "kind", "stability", "stage_label", "stage_source", "area",
+        "area_name", "summary", "position", "track", "links", "source",
     ]  # fmt: skip
     # The same filters and order as the JSON list.
     beta = csv_rows(api("/api/features/", format="csv", release="1.8", stability="beta"))

@@ -9,11 +9,10 @@ from django.core.management import call_command
 from releases.management.commands.load_catalog import fixture_files
 from releases.models import Area, Feature, Link, Release, Stability
 from tests.conftest import SEED_RELEASES
+from tests.test_release_data import VERSIONS
 
 pytestmark = pytest.mark.django_db
 
-# Every minor release from 1.2 to 2.6 that the blog announced with a release post.
-VERSIONS = [f"1.{n}" for n in range(2, 14)] + [f"2.{n}" for n in range(7)]
 # The seed posts' tagged features (what `import_post --compare` reads from each), and the
 # appearances their prose claims that an editor accepted for a capability with no section of
 # its own: 1.7's seven (six "moved to stable" in its opening, A100/TF32 a prototype highlight),

@@ -58,7 +58,7 @@ def test_make_serve_stack_serves_api_docs_and_admin_with_static_files(prepared):
     _, env = prepared
     with serve.running(env) as url:
         releases = get(url, "/api/releases/")
-        assert releases.status == 200 and releases.json()["count"] == 19  # 1.2 to 2.6
+        assert releases.status == 200 and releases.json()["count"] == 27  # 1.2 to 2.14
         assert get(url, "/api/releases/", Accept="text/html").status == 406  # JSON only
         docs = get(url, "/api/docs/")
         assert docs.status == 200

@@ -56,7 +56,7 @@ def test_the_state_as_of_1_8_is_each_tracks_latest_appearance_up_to_it(client, f
     assert "torch-linalg" in items and "functorch-torch-func" not in items
     assert len(items) == Track.objects.with_stage("1.8").count()
     # Today torch.fft is still stable since 1.8; complex numbers were last said beta in 1.12.
-    now = every_item(client, version="2.6")
+    now = every_item(client, version="2.14")
     assert now["torch-fft"]["since"] == "1.8"
     assert (now["complex-numbers"]["release"], now["complex-numbers"]["since"]) == ("1.12", "1.6")
 
@@ -161,7 +161,7 @@ def test_every_release_page_links_to_its_state(client, full_catalog):
         ("/api/state/?version=2.0", 5),
         ("/api/state/?version=1.8&stability=beta&area=distributed-training", 6),
         ("/releases/2.0/state/", 8),
-        ("/releases/2.6/state/?stability=prototype", 8),
+        ("/releases/2.14/state/?stability=unstable", 8),
     ],
 )
 def test_the_state_costs_a_few_queries_at_full_size(
@@ -176,7 +176,7 @@ def test_the_state_csv_costs_a_few_queries(
     client, full_catalog, uncached, django_assert_max_num_queries
 ):
     with django_assert_max_num_queries(6):
-        response = client.get("/api/state/", {"version": "2.6", "format": "csv"})
+        response = client.get("/api/state/", {"version": "2.14", "format": "csv"})
         b"".join(response.streaming_content)
 
 

@@ -88,11 +88,14 @@ def test_track_detail_lists_appearances_in_version_order(api):
     ]
     assert set(track["appearances"][0]) == {
         "release",
+        "kind",
         "stability",
+        "stage_label",
         "stage_source",
         "feature",
         "title",
     }
+    assert [a["stage_label"] for a in track["appearances"]] == ["Beta", "Stable"]
     assert [a["stage_source"] for a in track["appearances"]] == ["tag", "tag"]
     assert api("/api/tracks/no-such-track/").status == 404
 

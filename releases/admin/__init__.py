@@ -13,10 +13,11 @@ Where things are:
 - ``forms``: the forms that carry the version they were read at, the merge form and the
   post import form.
 - ``sites``: the admin site, whose front page is the editors' desk (``desk``); ``linkdesk``:
-  the broken-links queue; ``signin``: the sign-in lockout (django-axes).
+  the broken-links queue; ``signin``: the sign-in lockout (django-axes); ``watching``: what
+  ``watch_blog`` found in the blog's feed, read-only.
 
 Model admins import ``forms`` and ``history``, never the reverse.
 """
 
 # Django's autodiscovery imports this package: importing each model's admin registers it.
-from releases.admin import areas, claims, features, links, releases, tracks  # noqa: F401
+from releases.admin import areas, claims, features, links, releases, tracks, watching  # noqa: F401

@@ -1,19 +1,29 @@
 """
 The editors' desk: what needs doing, as queues with counts, each a link to the list that
-works it, the drafts with their publishing checklists, and the latest changes with who made
-them. A bounded number of queries, whatever the catalog's size.
+works it, how current the catalog is (its newest releases, and what the blog announced that it
+does not hold), the drafts with their publishing checklists, and the latest changes with who
+made them. A bounded number of queries, whatever the catalog's size.
 """
 
 from dataclasses import dataclass
 from heapq import merge
 from itertools import islice
 
+from django.conf import settings
 from django.urls import reverse
 
 from releases import history, publishing
 from releases.admin import linkdesk
 from releases.importing.areas import UNFILED_AREA
-from releases.models import Area, Feature, Link, Release, StageClaim
+from releases.models import (
+    Area,
+    BlogAnnouncement,
+    BlogFeed,
+    Feature,
+    Link,
+    Release,
+    StageClaim,
+)
 from releases.writes import DELETED
 
 
@@ -96,6 +106,27 @@ def drafts():
         (release, publishing.checklist(release))
         for release in Release.objects.drafts().with_checklist().newest_first()
     ]
+
+
+@dataclass
+class Currency:
+    """How current the catalog is."""
+
+    newest: Release | None  # the newest release held, draft or published
+    newest_published: Release | None
+    announced: list  # BlogAnnouncements not imported, newest version first
+    watch: BlogFeed | None  # the blog's feed as watch_blog last read it; None if it never ran
+
+
+def currency():
+    """The newest releases held, and what the blog announced that is not imported (4 queries)."""
+    releases = Release.objects.newest_first()
+    return Currency(
+        newest=releases.first(),
+        newest_published=releases.published().first(),
+        announced=list(BlogAnnouncement.objects.filter(release__isnull=True)),
+        watch=BlogFeed.objects.filter(url=settings.BLOG_FEED_URL).first(),
+    )
 
 
 @dataclass

@@ -21,6 +21,7 @@ class CatalogAdminSite(admin.AdminSite):
             context = {
                 "queues": desk.queues(),
                 "drafts": desk.drafts(),
+                "currency": desk.currency(),
                 "recent_changes": desk.recent_changes(),
             }
         return super().index(request, {**context, **(extra_context or {})})

@@ -31,6 +31,7 @@ from releases.managers import version_bound
 from releases.models import (
     Area,
     Feature,
+    FeatureKind,
     Link,
     LinkKind,
     LinkStatus,
@@ -527,8 +528,8 @@ class CatalogFilterSet(django_filters.FilterSet):
 
 STABILITY_VALUES = [*Stability.values, NO_STABILITY]
 STABILITY_HELP = (
-    "One of stable, beta, prototype, none (no stability given), or several comma-separated: "
-    "stability=beta,prototype."
+    "One of stable, beta, prototype, unstable (PyTorch's API-Unstable, from 2.8 on), none (no "
+    "stability given), or several comma-separated: stability=beta,prototype."
 )
 
 
@@ -606,6 +607,11 @@ class FeatureFilterSet(CatalogFilterSet):
         field_name="area__slug",
         allowed=area_slugs,
         help_text="Area slug, or several comma-separated (see /api/areas/).",
+    )
+    kind = ChoiceListFilter(
+        allowed=FeatureKind.values,
+        help_text="feature, or deprecation (an announcement that a capability is deprecated or "
+        "removed); or both comma-separated.",
     )
     has_missing_links = StrictBooleanFilter(
         method="filter_has_missing_links",

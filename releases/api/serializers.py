@@ -37,7 +37,7 @@ class IsBlankField(serializers.BooleanField):
 
 
 class StabilityField(serializers.ChoiceField):
-    """stable, beta or prototype; null where the post gives no stability."""
+    """stable, beta, prototype or unstable (API-Unstable); null where the post gives none."""
 
     def __init__(self, **kwargs):
         super().__init__(choices=Stability.choices, allow_null=True, **kwargs)
@@ -146,6 +146,11 @@ class FeatureSerializer(serializers.ModelSerializer):
     area = serializers.CharField(source="area.slug", help_text="The area's slug.")
     area_name = serializers.CharField(source="area.name")
     track = serializers.CharField(source="track.slug", help_text="The track's slug.")
+    stage_label = BlankAsNullCharField(
+        allow_null=True,
+        help_text='The stage exactly as the post wrote it ("Beta", "API-Unstable"); null '
+        "where it states none.",
+    )
     links = LinkSerializer(many=True)
     source = FeatureSourceSerializer(source="*", allow_null=True, help_text=SOURCE_HELP)
 
@@ -155,7 +160,9 @@ class FeatureSerializer(serializers.ModelSerializer):
             "release",
             "title",
             "slug",
+            "kind",
             "stability",
+            "stage_label",
             "stage_source",
             "area",
             "area_name",
@@ -172,6 +179,11 @@ class ReleaseSerializer(serializers.ModelSerializer):
         view_name="releases:release-detail", lookup_field="version"
     )
     highlights = serializers.ListField(child=serializers.CharField(), source="highlight_list")
+    sources_note = BlankAsNullCharField(
+        allow_null=True,
+        help_text="What the sources of this release leave unstated (no full post at hand, "
+        "stages not given); null where nothing is missing.",
+    )
     feature_count = serializers.IntegerField()
 
     class Meta:
@@ -187,6 +199,7 @@ class ReleaseSerializer(serializers.ModelSerializer):
             "highlights",
             "commit_count",
             "contributor_count",
+            "sources_note",
             "feature_count",
         ]
 
@@ -213,11 +226,12 @@ class AppearanceSerializer(serializers.ModelSerializer):
     release = serializers.CharField(source="release.version")
     stability = StabilityField()
     stage_source = StageSourceField()
+    stage_label = BlankAsNullCharField(allow_null=True, help_text="The stage as the post wrote it.")
     feature = serializers.CharField(source="slug", help_text="The feature's slug.")
 
     class Meta:
         model = Feature
-        fields = ["release", "stability", "stage_source", "feature", "title"]
+        fields = ["release", "kind", "stability", "stage_label", "stage_source", "feature", "title"]
 
 
 class TrackSerializer(serializers.ModelSerializer):
@@ -230,6 +244,17 @@ class TrackSerializer(serializers.ModelSerializer):
     )
     first_release = serializers.CharField()
     latest_release = serializers.CharField()
+    succeeds = serializers.CharField(
+        source="succeeds_slug",
+        allow_null=True,
+        help_text="The track of the capability's previous API generation (FSDP2 succeeds FSDP); "
+        "null for none.",
+    )
+    succeeded_by = serializers.CharField(
+        source="successor_slug",
+        allow_null=True,
+        help_text="The track of its next API generation; null for none.",
+    )
     appearances = AppearanceSerializer(many=True, help_text="In version order.")
 
     class Meta:
@@ -243,6 +268,8 @@ class TrackSerializer(serializers.ModelSerializer):
             "stability",
             "first_release",
             "latest_release",
+            "succeeds",
+            "succeeded_by",
             "appearances",
         ]
 
@@ -260,6 +287,11 @@ class AddedTrackSerializer(TrackSummarySerializer):
     )
     stability = StabilityField(
         source="track.stage", help_text="Its stage at `to`: the version upgraded to."
+    )
+    succeeds = serializers.CharField(
+        source="track.succeeds_slug",
+        allow_null=True,
+        help_text="The track it is the next API generation of; null for none.",
     )
 
 
@@ -308,6 +340,11 @@ class CompareSerializer(serializers.Serializer):
     added = AddedTrackSerializer(many=True)
     promoted = StageChangeSerializer(many=True)
     demoted = StageChangeSerializer(many=True)
+    relabelled = StageChangeSerializer(
+        many=True,
+        help_text="Tracks whose beta or prototype stage PyTorch's new scheme calls API-Unstable "
+        "(or back): neither promoted nor demoted.",
+    )
     unchanged = serializers.IntegerField(help_text="Tracks whose stage did not change.")
 
 
@@ -404,6 +441,9 @@ class ReleaseStatsSerializer(serializers.ModelSerializer):
     prototype = serializers.IntegerField(
         source="prototype_count", help_text="Features at prototype."
     )
+    unstable = serializers.IntegerField(
+        source="unstable_count", help_text="Features at API-Unstable."
+    )
     none = serializers.IntegerField(source="none_count", help_text="Features given no stage.")
     feature_count = serializers.IntegerField(help_text="Every public feature of the release.")
 
@@ -416,6 +456,7 @@ class ReleaseStatsSerializer(serializers.ModelSerializer):
             "stable",
             "beta",
             "prototype",
+            "unstable",
             "none",
             "feature_count",
         ]

@@ -6,12 +6,15 @@ which stage claims in the prose it finds.
     python -m releases.importing.accuracy tests/samples
     python -m releases.importing.accuracy tests/answer_keys --posts PATH/TO/_posts
 
-In the first form each ``NAME.md`` is scored against ``NAME.expected.json`` beside it. In the
-second, each key names its post (``"post": "2024-01-30-pytorch2-2.md"``), read from a checkout
-of the blog: the keys hold facts only, the posts stay where they are published.
+In the first form each post of the folder (``NAME.md``, a Jekyll post or a translation of one,
+or ``NAME.html``, an article of the blog as served) is scored against ``NAME.expected.json``
+beside it. In the second, each key names its post (``"post": "2024-01-30-pytorch2-2.md"``),
+read from a checkout of the blog: the keys hold facts only, the posts stay where they are published.
 
 A key: ``{"version": "2.20", "features": [{"title": ..., "stability": "beta" | null,
 "links": [url, ...], "missing": [label, ...]}], "claims": [{"subject": ..., "stability": ...}]}``.
+A feature may also state its ``stage_label`` (the stage as the post wrote it, "" for none) and
+its ``kind`` ("feature" or "deprecation"); each is scored where the key states it.
 """
 
 import argparse
@@ -42,6 +45,10 @@ class Score:
     claims: int = 0  # stage claims in the answer key
     claims_found: int = 0
     claims_extracted: int = 0
+    labels: int = 0  # announced features found whose key states their stage label
+    right_label: int = 0
+    kinds: int = 0  # announced features found whose key states their kind
+    right_kind: int = 0
 
     def __add__(self, other):
         return Score(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
@@ -71,6 +78,14 @@ class Score:
     @property
     def link_recall(self):
         return self.ratio(self.links_found, self.links)
+
+    @property
+    def label_accuracy(self):
+        return self.ratio(self.right_label, self.labels)
+
+    @property
+    def kind_accuracy(self):
+        return self.ratio(self.right_kind, self.kinds)
 
 
 def score_post(post_path, expected, misses=None):
@@ -103,6 +118,19 @@ def score_post(post_path, expected, misses=None):
             misses.append(
                 f"stage: {item['title']} is {item['stability']}, read as {feature.stability}"
             )
+        if "stage_label" in item:
+            result.labels += 1
+            result.right_label += feature.stage_label == (item["stage_label"] or "")
+            if feature.stage_label != (item["stage_label"] or ""):
+                misses.append(
+                    f"label: {item['title']} is '{item['stage_label']}', read as "
+                    f"'{feature.stage_label}'"
+                )
+        if "kind" in item:
+            result.kinds += 1
+            result.right_kind += feature.kind == item["kind"]
+            if feature.kind != item["kind"]:
+                misses.append(f"kind: {item['title']} is {item['kind']}, read as {feature.kind}")
         urls = {link.url for link in feature.links if link.url}
         result.links_found += len(urls & set(item.get("links", [])))
         misses += [
@@ -138,7 +166,15 @@ def pairs(folder, posts):
     folder = Path(folder)
     if posts is None:
         for key_path in sorted(folder.glob("*.expected.json")):
-            post_path = key_path.with_name(key_path.name.replace(".expected.json", ".md"))
+            stem = key_path.name.replace(".expected.json", "")
+            post_path = next(
+                (
+                    path
+                    for path in (folder / f"{stem}.md", folder / f"{stem}.html")
+                    if path.exists()
+                ),
+                folder / f"{stem}.md",
+            )
             yield post_path.name, post_path, json.loads(key_path.read_text(encoding="utf-8"))
     else:
         for key_path in sorted(folder.glob("*.json")):
@@ -149,7 +185,7 @@ def pairs(folder, posts):
 def report(folder, posts=None, details=False):
     header = (
         f"{'post':44} {'features':>9} {'prec':>5} {'F1':>5} {'stability':>9} {'links':>9} "
-        f"{'missing':>7} {'claims':>7}"
+        f"{'missing':>7} {'claims':>7} {'label':>7} {'kind':>7}"
     )
     lines, total = [header], Score()
     for name, post_path, key in pairs(folder, posts):
@@ -162,7 +198,9 @@ def report(folder, posts=None, details=False):
             f"{result.right_stability:>4}/{result.found:<4} "
             f"{result.links_found:>4}/{result.links:<4} "
             f"{result.missing_found:>3}/{result.missing:<3} "
-            f"{result.claims_found:>3}/{result.claims:<3}"
+            f"{result.claims_found:>3}/{result.claims:<3} "
+            f"{result.right_label:>3}/{result.labels:<3} "
+            f"{result.right_kind:>3}/{result.kinds:<3}"
         )
         if error:
             lines.append(f"    not imported: {error}")
@@ -174,7 +212,8 @@ def report(folder, posts=None, details=False):
         f"precision {total.feature_precision:.3f}), stability {total.stability_accuracy:.3f}, "
         f"link URLs {total.link_recall:.3f}, missing links {total.missing_found}/"
         f"{total.missing}, claims {total.claims_found}/{total.claims} "
-        f"({total.claims_extracted} found in all)"
+        f"({total.claims_extracted} found in all), stage labels {total.right_label}/"
+        f"{total.labels}, kinds {total.right_kind}/{total.kinds}"
     )
     return total, lines
 

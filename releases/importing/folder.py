@@ -33,10 +33,17 @@ class FoundPost:
     error: str = ""  # a post that cannot be read: file:line: message
 
 
+POST_PATTERNS = ("*.md", "*.html", "*.htm")
+
+
 def release_posts(folder):
-    """Every markdown post of ``folder``: release announcements in version order, then the rest."""
+    """
+    Every post of ``folder`` (markdown, or HTML articles of the new blog): release
+    announcements in version order, then the rest.
+    """
     found = []
-    for path in sorted(Path(folder).glob("*.md")):
+    paths = sorted({path for pattern in POST_PATTERNS for path in Path(folder).glob(pattern)})
+    for path in paths:
         try:
             parsed = parse_file(path)
         except PostError as error:

@@ -25,6 +25,7 @@ from releases.models import (
     MAX_POSITION,
     ClaimStatus,
     Feature,
+    FeatureKind,
     Link,
     Release,
     StageClaim,
@@ -34,7 +35,10 @@ from releases.models import (
 from releases.slugs import unique_slug
 from releases.stages import TrackNames
 
-TRACKED_FIELDS = ("title", "stability", "stage_source", "area", "position")
+TRACKED_FIELDS = ("title", "stability", "stage_source", "stage_label", "kind", "area", "position")
+# What an import that predates a tracked field would have written for it: a feature imported
+# before the importer read stage labels and kinds holds these, and the post may now fill them.
+TRACKED_DEFAULTS = {"stage_label": "", "kind": FeatureKind.FEATURE}
 # Where each fact was read (provenance): the importer's own, refreshed on every import.
 SOURCE_FIELDS = ("source_post", "source_url", "source_section", "source_line")
 CLAIM_SOURCE_FIELDS = ("source_post", "source_url", "source_section")
@@ -293,6 +297,8 @@ class Plan:
             title=values["title"],
             stability=values["stability"],
             stage_source=values["stage_source"],
+            stage_label=values["stage_label"],
+            kind=values["kind"],
             area=area,
             position=values["position"],
             imported_values=values,
@@ -323,10 +329,12 @@ class Plan:
             "title": feature.title,
             "stability": feature.stability,
             "stage_source": feature.stage_source,
+            "stage_label": feature.stage_label,
+            "kind": feature.kind,
             "area": feature.area.slug,
             "position": feature.position,
         }
-        previous = feature.imported_values or {}
+        previous = {**TRACKED_DEFAULTS, **(feature.imported_values or {})}
         sourced = self.record_source(feature, self.source_of(parsed_feature))
         changed = []
         for name in TRACKED_FIELDS:
@@ -543,6 +551,8 @@ class Plan:
                     "title",
                     "stability",
                     "stage_source",
+                    "stage_label",
+                    "kind",
                     "area",
                     "position",
                     "imported_values",
@@ -579,6 +589,8 @@ def imported_values(parsed_feature, area):
         "title": parsed_feature.title[:200],
         "stability": parsed_feature.stability or "",
         "stage_source": parsed_feature.stage_source or "",
+        "stage_label": parsed_feature.stage_label[:40],
+        "kind": parsed_feature.kind or FeatureKind.FEATURE,
         "area": area.slug,
         "position": parsed_feature.position,
     }
@@ -609,6 +621,15 @@ def differences(parsed, release):
                 f"{slug}: stability '{feature.stability or 'none'}' in the catalog, "
                 f"'{stability or 'none'}' in the post"
             )
+        for name, label in (("stage_label", "stage label"), ("kind", "kind")):
+            catalog_value, post_value = getattr(feature, name), getattr(parsed_feature, name)
+            # An accepted claim's stage label is the editor's reading of the prose.
+            by_claim = name == "stage_label" and feature.stage_source == StageSource.CLAIM
+            if catalog_value != post_value and not by_claim:
+                differences.append(
+                    f"{slug}: {label} '{catalog_value or 'none'}' in the catalog, "
+                    f"'{post_value or 'none'}' in the post"
+                )
         area = areas.find(parsed_feature.area)
         if area is None:
             differences.append(

@@ -13,14 +13,22 @@ from xml.sax.saxutils import escape, quoteattr
 
 from releases.pages.fontmetrics import FONT_FAMILY, FONT_SIZE, text_width
 
-# The site's stage colours (site.css: --stable, --beta, --prototype, --none), white text on each.
+# The site's stage colours (site.css: --stable, --beta, --prototype, --unstable, --none), white
+# text on each.
 STAGE_COLOURS = {
     "stable": "#1b7f3b",
     "beta": "#8a5a00",
     "prototype": "#6b3fa0",
+    "unstable": "#0b5f8a",
     "none": "#5a6170",
 }
-STAGE_WORDS = {"stable": "stable", "beta": "beta", "prototype": "prototype", "none": "no stage"}
+STAGE_WORDS = {
+    "stable": "stable",
+    "beta": "beta",
+    "prototype": "prototype",
+    "unstable": "unstable",
+    "none": "no stage",
+}
 LABEL_COLOUR = "#3c4250"
 UNKNOWN_COLOUR = "#767676"  # grey, with white text at 4.5:1
 UNKNOWN_MESSAGE = "unknown"

@@ -11,8 +11,17 @@ when they would not fit side by side.
 
 from dataclasses import dataclass
 
-LEVELS = {"stable": 0, "beta": 1, "prototype": 2, "": 3}  # top to bottom
-LABELS = {"stable": "Stable", "beta": "Beta", "prototype": "Prototype", "": "No stage"}
+# Top to bottom. API-Unstable (from 2.8) has a row of its own above beta: a step between it and
+# beta or prototype is a relabel, drawn as such (``relabelled`` steps), not a promotion.
+LEVELS = {"stable": 0, "unstable": 1, "beta": 2, "prototype": 3, "": 4}
+LABELS = {
+    "stable": "Stable",
+    "unstable": "Unstable",
+    "beta": "Beta",
+    "prototype": "Prototype",
+    "": "No stage",
+}
+NONE_LEVEL = LEVELS[""]
 LEFT, RIGHT, TOP, ROW, AXIS_GAP = 84, 24, 16, 30, 26
 CHAR_WIDTH = 7  # about what a character of a 12 px label takes
 TURN = 40  # degrees: how far labels that would overlap are turned
@@ -27,6 +36,7 @@ class Mark:
     label: str
     title: str
     from_claim: bool
+    relabelled: bool = False  # the stage is the previous one under the new scheme's name
 
 
 @dataclass
@@ -40,7 +50,7 @@ class Timeline:
     turn: int
     rows: list  # (y, label, stability)
     marks: list
-    steps: list  # (x1, y1, x2, y2): the line from one mark to the next
+    steps: list  # (x1, y1, x2, y2, relabelled): the line from one mark to the next
     kept: tuple | None  # (x1, y, x2): the last stage, carried to the newest version
 
 
@@ -51,7 +61,8 @@ def label_width(version):
 def draw(versions, appearances, step=52, lead=1):
     """
     ``versions``: every published version, in version order. ``appearances``: (version,
-    stability, title, from_claim) in version order. The axis runs from ``lead`` versions
+    stability, title, from_claim, relabelled) in version order; ``relabelled`` says the
+    stage is the one before under its new scheme's name. The axis runs from ``lead`` versions
     before the first appearance to the newest version: a track's own years, in context, and
     a recent track's picture fits a phone.
     """
@@ -69,14 +80,15 @@ def draw(versions, appearances, step=52, lead=1):
     marks = [
         Mark(
             x=x_of[version],
-            y=TOP + ROW * LEVELS.get(stability or "", 3),
+            y=TOP + ROW * LEVELS.get(stability or "", NONE_LEVEL),
             version=version,
             stability=stability or "none",
             label=LABELS.get(stability or "", "No stage"),
             title=title,
             from_claim=from_claim,
+            relabelled=relabelled,
         )
-        for version, stability, title, from_claim in appearances
+        for version, stability, title, from_claim, relabelled in appearances
         if version in x_of
     ]
     seen = {mark.version for mark in marks}
@@ -94,6 +106,6 @@ def draw(versions, appearances, step=52, lead=1):
             (TOP + ROW * level, LABELS[stage], stage or "none") for stage, level in LEVELS.items()
         ],
         marks=marks,
-        steps=[(a.x, a.y, b.x, b.y) for a, b in zip(marks, marks[1:], strict=False)],
+        steps=[(a.x, a.y, b.x, b.y, b.relabelled) for a, b in zip(marks, marks[1:], strict=False)],
         kept=kept,
     )

@@ -18,6 +18,7 @@ urlpatterns = [
     path("compare/", views.compare_page, name="page-compare"),
     path("features/", views.feature_list, name="page-features"),
     path("graduation/", views.graduation, name="page-graduation"),
+    path("stages/", views.stages, name="page-stages"),
     path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
     path("feeds/releases/", ReleaseFeed(), name="feed-releases"),
     path("feeds/tracks/<slug:slug>/", TrackFeed(), name="feed-track"),

@@ -24,7 +24,7 @@ from django.utils.safestring import mark_safe
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.request import Request
 
-from releases import memory, provenance, stats, versions
+from releases import memory, provenance, schemes, stats, versions
 from releases.api.filters import (
     FACET_FIELDS,
     NO_STABILITY,
@@ -37,8 +37,17 @@ from releases.api.filters import (
 )
 from releases.api.params import without_empty
 from releases.api.views import FeatureViewSet, ReleaseViewSet, StateViewSet, TrackViewSet
+from releases.classification import StageChange, stage_change
 from releases.links.fixes import archived_url
-from releases.models import STABILITY_RANKS, Area, Feature, Release, Stability, StageSource, Track
+from releases.models import (
+    Area,
+    Feature,
+    FeatureKind,
+    Release,
+    Stability,
+    StageSource,
+    Track,
+)
 from releases.pages import badges, charts, timeline
 from releases.tracks import upgrade_between
 
@@ -52,6 +61,7 @@ CELL_WORDS = {
     Stability.STABLE: ("S", "table"),
     Stability.BETA: ("B", "eta"),
     Stability.PROTOTYPE: ("P", "rototype"),
+    Stability.UNSTABLE: ("U", "nstable"),
     "none": ("N", "o stage"),
 }
 
@@ -214,6 +224,7 @@ def release_detail(request, version):
             "news": whats_new(release.features.all()),
             "api_url": api_url("release-detail", version=release.version),
             "claim": StageSource.CLAIM,
+            "deprecation": FeatureKind.DEPRECATION,
         },
     )
 
@@ -222,6 +233,7 @@ NEWS = [
     ("new", "New", "first seen in this release"),
     ("promoted", "Promoted", "more stable than at their last appearance"),
     ("demoted", "Demoted", "less stable than at their last appearance"),
+    ("relabelled", "Relabelled", "beta or prototype before, API-Unstable in PyTorch's new scheme"),
     ("again", "Mentioned again", "seen before, at the same stage or with no stage to compare"),
 ]
 
@@ -230,10 +242,10 @@ def news_kind(feature):
     """How ``feature`` (annotated by with_previous_stability) stands to its track's past."""
     if feature.previous_stability is None:
         return "new"
-    before, after = feature.previous_stability_rank, STABILITY_RANKS.get(feature.stability)
-    if before is None or after is None or before == after:
+    change = stage_change(feature.previous_stability, feature.stability)
+    if change in (None, StageChange.SAME):
         return "again"
-    return "promoted" if after > before else "demoted"
+    return str(change)
 
 
 def whats_new(features):
@@ -327,11 +339,18 @@ def track_detail(request, slug):
     if track is None:
         raise Http404(f"No track {slug}.")
     axis = [release.version for release in Release.objects.published().oldest_first()]
+    stages = [None, *(a.stability for a in track.appearances)]
     drawing = timeline.draw(
         axis,
         [
-            (a.release.version, a.stability, a.title, a.stage_source == StageSource.CLAIM)
-            for a in track.appearances
+            (
+                a.release.version,
+                a.stability,
+                a.title,
+                a.stage_source == StageSource.CLAIM,
+                stage_change(before, a.stability) == StageChange.RELABELLED,
+            )
+            for a, before in zip(track.appearances, stages, strict=False)
         ],
     )
     badge_url = request.build_absolute_uri(reverse("badge-track-svg", kwargs={"slug": track.slug}))
@@ -363,6 +382,7 @@ CHANGES = {
     "": "",
     "up": '<span aria-hidden="true">▲</span>' + HIDDEN.format(", promoted"),
     "down": '<span aria-hidden="true">▼</span>' + HIDDEN.format(", demoted"),
+    "relabel": '<span aria-hidden="true">↻</span>' + HIDDEN.format(", relabelled"),
 }
 
 
@@ -381,6 +401,13 @@ def matrix_cell(stage, appeared, change=""):
     return f'<td class="on stage-{stage}">{letter}{HIDDEN.format(rest)}{CHANGES[change]}</td>'
 
 
+MATRIX_MARKS = {
+    StageChange.PROMOTED: "up",
+    StageChange.DEMOTED: "down",
+    StageChange.RELABELLED: "relabel",
+}
+
+
 def matrix_cells(track, releases):
     """
     A row of the matrix, one cell per release, as HTML (the matrix has thousands of cells:
@@ -388,18 +415,15 @@ def matrix_cells(track, releases):
     keeps the stage of the one before; a change is "up" or "down" where the stage rose or fell.
     """
     by_version = {a.release.version: a for a in track.appearances}
-    cells, current, rank = [], None, None
+    cells, current, stage = [], None, None
     for release in releases:
         appearance = by_version.get(release.version)
         if appearance is None:
             cells.append(matrix_cell(current, False))
             continue
         current = appearance.stability or NO_STABILITY
-        new_rank = STABILITY_RANKS.get(appearance.stability)
-        change = ""
-        if rank is not None and new_rank is not None and new_rank != rank:
-            change = "up" if new_rank > rank else "down"
-        rank = new_rank if new_rank is not None else rank
+        change = MATRIX_MARKS.get(stage_change(stage, appearance.stability), "")
+        stage = appearance.stability or stage
         cells.append(matrix_cell(current, True, change))
     return mark_safe("".join(cells))  # fixed words only: see matrix_cell
 
@@ -423,11 +447,17 @@ def matrix(request):
         if not groups or groups[-1][0] != track.area:
             groups.append((track.area, []))
         groups[-1][1].append((track, matrix_cells(track, releases)))
+    starts = schemes.scheme_starts()
     return render(
         request,
         "pages/matrix.html",
         {
             "releases": releases,
+            # Where PyTorch's stage scheme changed (not where the catalog's first one begins).
+            "columns": [
+                (release, starts.get(release.version) if index else None)
+                for index, release in enumerate(releases)
+            ],
             "page": tracks,
             "groups": groups,
             "areas": Area.objects.published().order_by(Lower("name")),
@@ -580,3 +610,26 @@ def track_badge(request, slug, kind):
     if kind == "json":
         return JsonResponse(badges.endpoint(badge), status=status)
     return HttpResponse(badges.svg(badge), content_type=BADGE_TYPES[kind], status=status)
+
+
+@checks_query
+def stages(request):
+    """PyTorch's stage schemes as they changed (``releases.schemes``), with their sources."""
+    takes_no_query(request)
+    labels = dict(Stability.choices)
+    return render(
+        request,
+        "pages/stages.html",
+        {
+            "schemes": [
+                (
+                    scheme,
+                    [
+                        (label, stage, labels[stage], meaning)
+                        for label, stage, meaning in scheme.labels
+                    ],
+                )
+                for scheme in schemes.SCHEMES
+            ],
+        },
+    )

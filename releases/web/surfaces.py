@@ -17,7 +17,7 @@ from django.urls import get_urlconf, reverse
 API_URLS = [("releases:api-root", {}), ("feed-releases", {}), ("badge-track-svg", {"slug": "x"})]
 HOME_URL = "page-home"
 PAGE_URLS = ["page-releases", "page-tracks", "page-matrix", "page-compare", "page-features",
-             "page-graduation", "sitemap"]  # fmt: skip
+             "page-graduation", "page-stages", "sitemap"]  # fmt: skip
 
 
 def first_segment(path):

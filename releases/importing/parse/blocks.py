@@ -2,7 +2,8 @@
 Markdown to blocks: the post's body as headings and blocks (paragraphs, list items, table
 cells, HTML) in post order. The markdown is read with markdown-it-py, so fenced code (and the
 ``#`` comment lines inside it) never turns into headings. Bold-only paragraphs that stand in
-for headings become headings.
+for headings become headings, and a paragraph that is nothing but a stage ("API Unstable")
+right under a heading tags that heading.
 """
 
 import re
@@ -10,7 +11,13 @@ from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
 
-from .labels import is_link_label, split_stability, stability_of_section
+from .labels import (
+    is_link_label,
+    is_non_feature_updates,
+    split_stability,
+    stability_of_section,
+    stage_line,
+)
 
 
 @dataclass
@@ -38,6 +45,7 @@ class Heading:
     text: str
     line: int
     token: object = None  # the inline token, whose links are the feature's
+    is_bold_name: bool = False  # a bold paragraph that names a feature, standing for a heading
 
     def as_block(self):
         """The heading's text as a block, for the links it holds ("### [X](url) for Y")."""
@@ -180,24 +188,94 @@ def mark_bold_lists(items):
                 block.in_bold_list = True
 
 
+def stage_line_of(item):
+    """The Stage of a paragraph that is nothing but a stage ("API Unstable"), else None."""
+    if isinstance(item, Block) and item.kind == "inline" and item.list_id is None:
+        return stage_line(inline_text(item.token.children))
+    return None
+
+
+def links_in(block):
+    return any(token.type == "link_open" for token in block.token.children or ())
+
+
+def states_a_stage(item):
+    """A heading or bold name with a stage tag, or one that names a stage section."""
+    if isinstance(item, Heading):
+        text = item.text
+    elif item.kind == "inline" and item.is_bold_heading:
+        text = inline_text(item.token.children)
+    else:
+        return False
+    return split_stability(text)[1] is not None or stability_of_section(text) is not None
+
+
+def is_heading_like(item):
+    """A heading, or a bold name that may stand for one ("**API-Stable**" alone is a stage)."""
+    return isinstance(item, Heading) or (
+        item.kind == "inline" and item.is_bold_heading and stage_line_of(item) is None
+    )
+
+
+def stage_lines(items):
+    """
+    {index of a heading or bold name: (its stage line's Stage, the stage line's index)} for
+    each whose own text (up to the next heading or bold name) holds a paragraph that states
+    nothing but a stage: "API Unstable", under the heading or after its prose.
+    """
+    found = {}
+    for index, item in enumerate(items):
+        if not is_heading_like(item):
+            continue
+        for later in range(index + 1, len(items)):
+            if is_heading_like(items[later]):
+                break
+            stage = stage_line_of(items[later])
+            if stage is not None:
+                found[index] = (stage, later)
+                break
+    return found
+
+
 def promote_bold_headings(items):
     """
     Bold-only paragraphs that label a feature or a stability level act as headings. Once a
     post has written a tagged feature heading as a bold paragraph, an untagged one followed by
-    prose is a feature heading too ("**Faster kernels**" under "## Performance").
+    prose is a feature heading too ("**Faster kernels**" under "## Performance"). Under a
+    heading that names a stage ("### API-UNSTABLE Features") or lists what has none
+    ("## Non-Feature Updates"), every bold-only name is an item's heading.
+
+    A heading, or a bold name, whose text holds a paragraph that states nothing but a stage
+    ("API Unstable", just under it or after its prose) is tagged with it as the post wrote it;
+    the paragraph goes.
     """
     result = []
     real_level = 0
     stability_section_level = None
-    bold_features = False
+    tagging = stage_lines(items)
+    dropped = set()
+    # A post that states no stage anywhere (the new blog writes some that way: bold names
+    # under topic headings) announces its features as bold names followed by prose.
+    bold_features = not tagging and not any(states_a_stage(item) for item in items)
     for index, item in enumerate(items):
+        if index in dropped and not links_in(item):
+            continue  # a stage line that credits a change with links stays, for its links
+        stage, line_index = tagging.get(index, (None, None))
         if isinstance(item, Heading):
             real_level = item.level
             stability_section_level = None
+            if stability_of_section(item.text) or is_non_feature_updates(item.text):
+                stability_section_level = item.level
+            elif stage is not None and split_stability(item.text)[1] is None:
+                item.text = f"{item.text} [{stage.label}]"
+                dropped.add(line_index)
             result.append(item)
             continue
         if item.kind == "inline" and item.is_bold_heading:
             text = inline_text(item.token.children).strip()
+            if stage is not None and split_stability(text)[1] is None:
+                text = f"{text} [{stage.label}]"
+                dropped.add(line_index)
             title, tag = split_stability(text)
             if tag is None and stability_of_section(text) and len(text) <= 60:
                 stability_section_level = real_level + 1
@@ -211,7 +289,7 @@ def promote_bold_headings(items):
             bold_features = bold_features or (tag is not None and bool(title))
             if is_labelled and title:
                 base = stability_section_level or real_level
-                result.append(Heading(base + 1, text, item.line, item.token))
+                result.append(Heading(base + 1, text, item.line, item.token, is_bold_name=True))
                 continue
         result.append(item)
     return result

@@ -11,7 +11,12 @@ Blocks to features: the headings form a tree of sections, and the tree gives the
   (a domain library's new version, say), unless it reads like an event or a sign-off.
 * Inside a section, list items and paragraphs that open with a tagged bold name
   (``* **(Prototype) Name** - ...``) are features of their own.
-* "Experimental", PyTorch's name for Beta before 1.6, is read as Beta.
+* "Experimental", PyTorch's name for Beta before 1.6, is read as Beta; from 2.8 on,
+  "API-Unstable" is ``unstable`` and "API-Stable" ``stable``, in tags and sections alike.
+* What a "Non-Feature Updates" section lists are entries with no stage; one whose title says
+  something is deprecated or removed is a deprecation (so is any such title elsewhere).
+
+Every feature keeps the stage as the post wrote it (``stage_label``).
 
 Every hyperlink in a feature's section is one of its links.
 """
@@ -22,10 +27,17 @@ from collections import Counter
 from releases.importing import claims
 
 from .blocks import Heading, Section, inline_text
-from .labels import is_link_label, split_stability, stability_of_section
+from .labels import (
+    Stage,
+    is_link_label,
+    is_non_feature_updates,
+    label_of,
+    split_stability,
+    stability_of_section,
+)
 from .links import describe_link, link_problem, links_of, resolve_url
 from .opening import summary_table
-from .results import SECTION, TAG, ParsedFeature, ParsedLink
+from .results import DEPRECATION, FEATURE, SECTION, TAG, ParsedFeature, ParsedLink
 from .stage_claims import CLAIM_MATCH
 
 # Sections that are never features: events, community news, sign-offs. (A deprecation is
@@ -33,7 +45,7 @@ from .stage_claims import CLAIM_MATCH
 NON_FEATURE_RE = re.compile(
     r"hackathon|challenge|developer day|ecosystem day|summit|conference|\bevents?\b|meetup|"
     r"webinar|workshop|\bcommunity\b|thank|cheers|acknowledg|follow us|stay connected|"
-    r"get involved|join us|what'?s next|getting started|next steps|conclusion",
+    r"get involved|join us|what'?s next|getting started|next steps|conclusion|\binstallation\b",
     re.I,
 )
 # "Introducing X", "Announcing X", "Feature: X": the feature is X.
@@ -42,6 +54,21 @@ INTRODUCING_RE = re.compile(
 )
 SIGN_OFF_RE = re.compile(r"^\s*(thanks for reading|thank you|cheers|team pytorch)\b", re.I)
 LIBRARY_RELEASE_RE = re.compile(r"^(?P<name>[A-Za-z][\w\-]*)\s+v?\d+(\.\d+)+$")
+# A title that says something goes: "X is now deprecated", "Deprecation of Y", "Z removed",
+# "Dropping support for Python 3.9". ("Removing graph breaks" is a feature.)
+DEPRECATION_RE = re.compile(
+    r"\bdeprecat\w*|\bremoved\b|\bremoval\b|\bno\s+longer\s+(?:supported|available)\b|"
+    r"\b(?:drop|dropped|dropping|end\s+of)\s+(?:the\s+)?support\b|\bretire[ds]?\b",
+    re.I,
+)
+# The default stage of what a "Non-Feature Updates" section lists: none, but, unlike None,
+# it lets untagged bold items ("* **CUDA 13 by default**: ...") be entries of their own.
+NO_STAGE = Stage("")
+
+
+def kind_of(title):
+    """DEPRECATION for a title that announces something deprecated or removed, else FEATURE."""
+    return DEPRECATION if DEPRECATION_RE.search(title) else FEATURE
 
 
 def build_tree(items):
@@ -167,7 +194,7 @@ class FeatureCollector:
             ParsedFeature(
                 title=title,
                 slug="",
-                stability=stability,
+                stability=str(stability) if stability else None,
                 stage_source=source if stability else "",
                 area=area,
                 position=len(self.features) + 1,
@@ -175,6 +202,8 @@ class FeatureCollector:
                 links=links,
                 left_out=left_out,
                 section=self.section,
+                stage_label=label_of(stability),
+                kind=kind_of(title),
             )
         )
 
@@ -191,6 +220,9 @@ class FeatureCollector:
             return
         section_stability = stability_of_section(title) if tag is None else None
         stability = tag or section_stability or default_stability
+        lists_no_stage = tag is None and is_non_feature_updates(title)
+        if lists_no_stage:
+            stability = NO_STAGE
         inline, _ = split_inline_features(section.blocks, stability)
         introduces_a_list = any(
             blocks[0].list_id and (tag is None or source == TAG) for _, _, source, blocks in inline
@@ -225,8 +257,8 @@ class FeatureCollector:
                     section, title, default_stability, area, default_stability, top_level
                 )
                 return
-            if is_area:
-                area = title
+            if is_area and not lists_no_stage:
+                area = title  # "Non-Feature Updates" names no area: its items keep the post's
         # A container: an area, a stability section, or a tagged heading over a list of
         # bold feature items; what it holds are the features.
         outer, self.section = self.section, heading.text
@@ -264,20 +296,23 @@ class FeatureCollector:
                     ParsedFeature(
                         title=title[:200],
                         slug="",
-                        stability=stability,
+                        stability=str(stability) if stability else None,
                         stage_source=SECTION if stability else "",
                         area="",
                         position=len(self.features) + 1,
                         line=block.line,
                         links=links,
+                        stage_label=label_of(stability),
+                        kind=kind_of(title),
                     )
                 )
 
     def only_groups(self, section, default_stability):
         """
         A heading with no text of its own over sub-headings that announce tagged features
-        ("### TorchData" over "#### (Beta) S3 DataPipes") names a group, not a feature: its
-        untagged sub-headings are features too. A heading with prose of its own before its
+        ("### TorchData" over "#### (Beta) S3 DataPipes"), or over bold names that announce
+        features ("### ROCm" over "**ROCm: rocSHMEM support**"), names a group, not a feature:
+        its untagged sub-headings are features too. A heading with prose of its own before its
         sub-headings is a feature, and its untagged sub-headings are its parts.
         """
         if not section.children or any(
@@ -285,7 +320,8 @@ class FeatureCollector:
         ):
             return False
         return any(
-            holds_features(child, default_stability, tagged_only=True) for child in section.children
+            child.heading.is_bold_name or holds_features(child, default_stability, tagged_only=True)
+            for child in section.children
         )
 
     def at_feature_level(self, level):

@@ -1,7 +1,12 @@
 """
 The labels a post puts on what it announces, shared by the later stages: stage tags and
-stability headings ("[Beta] X", "X (Stable)", "Prototype Features"), and the words that name
-a kind of link ("Tutorial", "RFC", "Design doc").
+stability headings ("[Beta] X", "X (Stable)", "Prototype Features", "[API-Unstable] X",
+"API-UNSTABLE FEATURES"), and the words that name a kind of link ("Tutorial", "RFC",
+"Design doc").
+
+A stage read from a label is a ``Stage``: the stability, a string as before, carrying the
+words the post wrote (``Stage("beta", "Experimental")``), which a feature keeps as its
+``stage_label``.
 """
 
 import re
@@ -11,8 +16,16 @@ STABILITY_WORDS = {
     "beta": "beta",
     "prototype": "prototype",
     "experimental": "beta",  # renamed to Beta when PyTorch classified features in 2020
+    # From 2.8 on PyTorch has two stages, API-Stable and API-Unstable (RFC pytorch#152134).
+    "api-unstable": "unstable",
+    "api unstable": "unstable",
+    "apiunstable": "unstable",
+    "api-stable": "stable",
+    "api stable": "stable",
+    "apistable": "stable",
 }
-_STABILITY = r"(?P<stability>stable|beta|prototype|experimental)"
+_API = r"api[ \-]?unstable|api[ \-]?stable"  # before "stable", which "API-Stable" ends with
+_STABILITY = rf"(?P<stability>{_API}|stable|beta|prototype|experimental)"
 # "(Now Stable)" and "[Now in Beta]" tag a heading as "(Stable)" and "[Beta]" do.
 _NOW = r"(?:now\s+(?:in\s+)?)?"
 TAG_PREFIX_RE = re.compile(
@@ -61,19 +74,70 @@ KIND_LABELS = {
 LINK_KINDS = tuple(KIND_LABELS)
 
 
+# "Non-Feature Updates": what it lists are announcements with no stage (a deprecation, a new
+# default, a release schedule).
+NON_FEATURE_UPDATES_RE = re.compile(r"\bnon[\s\-]?feature\s+(?:updates?|changes?)\b", re.I)
+# A paragraph that says nothing but a stage in a feature's text ("API Unstable"), perhaps
+# with the credits of the change after it ("API Unstable (PR #123 by A. Person)").
+STAGE_LINE_RE = re.compile(
+    rf"^[\s*_\[(]*(?:stage\s*:\s*)?{_STABILITY}[\s*_\])]*(?:\((?:prs?\b|by\b|#)[^()]*\)\s*)?$",
+    re.I,
+)
+
+
+class Stage(str):
+    """A stability ("unstable") that remembers the words that stated it ("API-UNSTABLE")."""
+
+    label = ""
+
+    def __new__(cls, stability, label=""):
+        stage = super().__new__(cls, stability)
+        stage.label = label
+        return stage
+
+
+def stage_of(words):
+    """ "API-Unstable" -> Stage("unstable", "API-Unstable"); None for words that name no stage."""
+    words = " ".join(words.split())
+    stability = STABILITY_WORDS.get(words.lower())
+    return Stage(stability, words) if stability else None
+
+
+def label_of(stability):
+    """The words a stage was written in ("" for a plain stability or None)."""
+    return getattr(stability, "label", "") if stability else ""
+
+
 def split_stability(text):
-    """("[Beta] Name" or "Name (Beta)") -> ("Name", "beta"); untagged -> (text, None)."""
+    """("[Beta] Name" or "Name (Beta)") -> ("Name", Stage "beta"); untagged -> (text, None)."""
     for pattern in (TAG_PREFIX_RE, TAG_SUFFIX_RE):
         match = pattern.match(text)
         if match and match.group("rest").strip():
-            return match.group("rest").strip(), STABILITY_WORDS[match.group("stability").lower()]
+            return match.group("rest").strip(), stage_of(match.group("stability"))
     return text.strip(), None
 
 
 def stability_of_section(text):
-    """ "Prototype Features" -> "prototype": headings that label the items under them."""
+    """ "Prototype Features" -> Stage "prototype": headings that label the items under them."""
     match = STABILITY_SECTION_RE.search(text)
-    return STABILITY_WORDS[match.group("stability").lower()] if match else None
+    return stage_of(match.group("stability")) if match else None
+
+
+def stage_line(text):
+    """The Stage a paragraph states when it is nothing but a stage ("API Unstable"), else None."""
+    match = STAGE_LINE_RE.match(text or "")
+    return stage_of(match.group("stability")) if match else None
+
+
+def is_non_feature_updates(text):
+    """ "Non-Feature Updates": a section whose items are announced with no stage."""
+    return bool(NON_FEATURE_UPDATES_RE.search(text or ""))
+
+
+def stage_in(phrase):
+    """The Stage a phrase names, as it wrote it ("graduates to Beta" -> "Beta"); else None."""
+    match = re.search(rf"\b{_STABILITY}\b", phrase or "", re.I)
+    return stage_of(match.group("stability")) if match else None
 
 
 def first_kind(text):

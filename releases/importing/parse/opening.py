@@ -8,7 +8,7 @@ import html.parser
 import re
 
 from .blocks import inline_text
-from .labels import STABILITY_WORDS
+from .labels import stage_of
 from .links import links_of_inline
 
 COMMITS_RE = re.compile(r"([\d,]+)\s+commits", re.I)
@@ -53,7 +53,7 @@ def summary_table(block):
     rows = [row for row in reader.rows if row]
     if len(rows) < 2:
         return []
-    stages = [STABILITY_WORDS.get(text.strip(" *:").lower()) for text, _ in rows[0]]
+    stages = [stage_of(text.strip(" *:")) for text, _ in rows[0]]
     if not any(stages):
         return []
     items = []

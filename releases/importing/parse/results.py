@@ -32,6 +32,8 @@ class ParsedLink:
 # section it is listed under ("Prototype Features").
 # An untagged feature whose own prose states its stage ("X is in beta") takes it from there.
 TAG, SECTION, CLAIM = "tag", "section", "claim"
+# What an entry announces: a capability, or that one is deprecated or removed.
+FEATURE, DEPRECATION = "feature", "deprecation"
 
 
 @dataclass
@@ -48,6 +50,10 @@ class ParsedFeature:
     left_out: list[tuple[int, str, str]] = field(default_factory=list)
     # The heading of the section it is listed under (provenance); "" outside any section.
     section: str = ""
+    # The stage as the post wrote it ("Beta", "API-Unstable", "API-UNSTABLE"): the tag's
+    # words, the section's, or those of the line under its heading; "" without stability.
+    stage_label: str = ""
+    kind: str = FEATURE  # FEATURE, or DEPRECATION for "X is deprecated", "Removal of Y"
 
 
 @dataclass
@@ -77,5 +83,7 @@ class ParsedPost:
     claims: list[ParsedClaim] = field(default_factory=list)
     file_name: str = ""  # the post's file name, without its folder (provenance)
     # Where the post is published: its permalink, else the URL the blog's Jekyll gives its
-    # file name (provenance); "" when neither says.
+    # file name (provenance); "" when neither says. A translation's is its original's.
     post_url: str = ""
+    # A translation, read through the English original it quotes (title, URL and text).
+    is_translation: bool = False

@@ -6,6 +6,7 @@ matched to the post's feature it names. The sentences are found by ``importing.c
 from releases.importing import claims
 
 from .blocks import opens_in_bold
+from .labels import label_of, stage_in
 from .results import CLAIM, ParsedClaim
 
 # A claim names a feature of the post when its subject matches the title this well.
@@ -67,6 +68,7 @@ def stage_claims(blocks, collector, opening=(), headings=()):
                 )
             ):
                 own.stability, own.stage_source = claim.stability, CLAIM
+                own.stage_label = label_of(stage_in(claim.phrase))
             if claim.names_section:
                 if own is None:
                     continue  # "it is in beta" outside any feature names nothing we know

@@ -4,6 +4,11 @@ Turn a release announcement into a draft release for editors.
     python manage.py import_post PATH [--version V] [--date YYYY-MM-DD] [--dry-run] [--publish]
     python manage.py import_post PATH --dry-run --compare
     python manage.py import_post FOLDER [--dry-run]
+    python manage.py import_post https://pytorch.org/blog/SLUG/ [...]
+
+A post is a Jekyll markdown post (or a translation of one, read through the English it quotes)
+or an article of the new blog, an HTML page: a file, or a URL that is downloaded first
+(``releases.importing.download``: a User-Agent naming the catalog, a timeout, at most 2 MiB).
 
 Atomic (an error writes nothing) and idempotent (a second import changes nothing). Given a
 folder (a checkout of the blog's ``_posts``), it imports every post that announces a release
@@ -15,10 +20,12 @@ import argparse
 import datetime as dt
 from pathlib import Path
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from releases.importing.download import DownloadError, download, is_url
 from releases.importing.folder import release_posts
-from releases.importing.parse import PostError, parse_file
+from releases.importing.parse import PostError, parse_file, parse_post
 from releases.importing.sync import ImportProblem, differences, find_release, import_post, preview
 
 
@@ -31,7 +38,10 @@ def iso_date(value):
 
 
 class Command(BaseCommand):
-    help = "Import a PyTorch release post (front matter + markdown) as a draft release."
+    help = (
+        "Import a PyTorch release post (front matter + markdown, a translation of one, or an "
+        "HTML article of the blog; a file or a URL) as a draft release."
+    )
 
     def create_parser(self, prog_name, subcommand, **kwargs):
         # Django gives every command --version (Django's own version); here --version names
@@ -41,8 +51,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument(
             "path",
-            help="The post: a markdown file with Jekyll front matter; or a folder of posts, "
-            "whose release announcements are imported as drafts in version order.",
+            help="The post: a markdown file with Jekyll front matter, or an HTML article of the "
+            "blog (a file, or an http or https URL to download); or a folder of posts, whose "
+            "release announcements are imported as drafts in version order.",
         )
         parser.add_argument(
             "--version", dest="release_version", help="Override the version read from the title."
@@ -68,17 +79,14 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, path, release_version, date, dry_run, publish, compare, **options):
-        if Path(path).is_dir():
+        if not is_url(path) and Path(path).is_dir():
             if release_version or date or publish or compare:
                 raise CommandError(
                     f"{path}: a folder is imported as drafts, each post with its own version "
                     "and date: --version, --date, --publish and --compare take one post"
                 )
             return self.import_folder(path, dry_run)
-        try:
-            parsed = parse_file(path, version=release_version)
-        except PostError as error:
-            raise CommandError(self.where(path, error.line, error.message)) from None
+        parsed = self.parse(path, release_version)
         if compare and dry_run:
             # What the import would do, then how the post and the catalog differ: the same
             # preview as the admin's import page.
@@ -105,6 +113,18 @@ class Command(BaseCommand):
             self.stdout.write(self.style.SUCCESS(f"Imported {path}."))
         else:
             self.stdout.write(self.style.SUCCESS(f"Nothing to change: {path} is already imported."))
+
+    def parse(self, path, release_version):
+        """The post at ``path``, a file or a URL; a CommandError of one line for what is not."""
+        try:
+            if is_url(path):
+                text, url = download(path, catalog_url=settings.CATALOG_URL)
+                return parse_post(text, filename=url, version=release_version, url=url)
+            return parse_file(path, version=release_version)
+        except DownloadError as error:
+            raise CommandError(str(error)) from None
+        except PostError as error:
+            raise CommandError(self.where(path, error.line, error.message)) from None
 
     def compare(self, path, parsed):
         if not parsed.version:

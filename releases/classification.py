@@ -1,0 +1,64 @@
+"""
+PyTorch's classification of features as the catalog stores it: the stages (Stable, Beta,
+Prototype, and API-Unstable from 2.8), how they rank, and how a track's stage moved between two
+appearances. Plain choices and functions: models, QuerySets and pages all read them here.
+"""
+
+from django.db import models
+
+
+class Stability(models.TextChoices):
+    """
+    PyTorch's feature classification: Stable, Beta and Prototype from 1.6 to 2.7; from 2.8 on
+    API-Stable (``stable``) and API-Unstable (``unstable``, RFC pytorch/pytorch#152134).
+    """
+
+    STABLE = "stable", "Stable"
+    BETA = "beta", "Beta"
+    PROTOTYPE = "prototype", "Prototype"
+    UNSTABLE = "unstable", "Unstable"
+
+
+class FeatureKind(models.TextChoices):
+    """What a release's entry announces: a capability, or that one is deprecated or removed."""
+
+    FEATURE = "feature", "Feature"
+    DEPRECATION = "deprecation", "Deprecation"
+
+
+# Higher is more mature; a feature with no stability has no rank and is never "promoted".
+# API-Unstable stands below stable, beside beta: what the old scheme called beta or prototype
+# is API-Unstable in the new one, so a move between them is a relabel (``stage_change``).
+STABILITY_RANKS = {
+    Stability.PROTOTYPE: 1,
+    Stability.BETA: 2,
+    Stability.UNSTABLE: 2,
+    Stability.STABLE: 3,
+}
+# The stages of the scheme before 2.8 that API-Unstable renamed rather than ranked.
+RELABELLED_AS_UNSTABLE = frozenset({Stability.BETA, Stability.PROTOTYPE})
+
+
+class StageChange(models.TextChoices):
+    """How a track's stage moved between two appearances."""
+
+    PROMOTED = "promoted", "Promoted"
+    DEMOTED = "demoted", "Demoted"
+    RELABELLED = "relabelled", "Relabelled"
+    SAME = "same", "Same stage"
+
+
+def stage_change(before, after):
+    """
+    The move from stage ``before`` to ``after``, or None where either is unknown. Beta or
+    prototype to API-Unstable (or back) is a relabel, neither a promotion nor a demotion.
+    """
+    if not before or not after:
+        return None
+    if before == after:
+        return StageChange.SAME
+    pair = {before, after}
+    if Stability.UNSTABLE in pair and pair & RELABELLED_AS_UNSTABLE:
+        return StageChange.RELABELLED
+    rose = STABILITY_RANKS[after] > STABILITY_RANKS[before]
+    return StageChange.PROMOTED if rose else StageChange.DEMOTED

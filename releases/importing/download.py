@@ -1,0 +1,101 @@
+"""
+Downloading one post for ``import_post URL``: the new blog's articles are pages on the web,
+not files in a checkout. One GET with httpx: a User-Agent that names the catalog, a timeout to
+connect and per read and a deadline for the whole answer, redirects followed (a few), at most
+``MAX_POST_BYTES`` (refused past that, before it is read whole). Whatever goes wrong is a
+``DownloadError`` of one line that names the URL. No Django here.
+"""
+
+import re
+import time
+
+import httpx
+
+from releases.importing.parse import MAX_POST_BYTES, decode
+
+VERSION = "1.0"
+TIMEOUT = 15.0  # seconds to connect, and for each read
+MAX_REDIRECTS = 5
+URL_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
+
+
+class DownloadError(Exception):
+    """The URL gave no post: unreachable, not a 200, too large, too slow, not text."""
+
+
+def is_url(text):
+    """Does ``import_post``'s argument name a URL (any scheme) rather than a path?"""
+    return bool(URL_RE.match(text or ""))
+
+
+def user_agent(catalog_url=""):
+    """What the request says it is: the catalog, and where it is served when that is known."""
+    where = f"; +{catalog_url}" if catalog_url else ""
+    return f"PyTorchReleaseCatalog-import/{VERSION} (PyTorch Release Catalog{where})"
+
+
+def one_line(error):
+    return " ".join(str(error).split()) or type(error).__name__
+
+
+def download(url, *, catalog_url="", timeout=TIMEOUT, transport=None):
+    """(text, the URL the redirects ended at) of a post on the web; DownloadError otherwise."""
+    scheme = url.split(":", 1)[0].lower()
+    if scheme not in {"http", "https"}:
+        raise DownloadError(f"{url}: only http and https URLs can be downloaded")
+    headers = {
+        "User-Agent": user_agent(catalog_url),
+        "Accept": "text/html, application/xhtml+xml, text/markdown;q=0.9, text/plain;q=0.8",
+    }
+    deadline = 3 * timeout
+    try:
+        with httpx.Client(
+            headers=headers,
+            timeout=timeout,
+            follow_redirects=True,
+            max_redirects=MAX_REDIRECTS,
+            transport=transport,
+        ) as client:
+            with client.stream("GET", url) as response:
+                if response.status_code != 200:
+                    problem = f"HTTP {response.status_code} {response.reason_phrase}".strip()
+                    raise DownloadError(f"{url}: {problem}")
+                body = read_body(response, url, deadline)
+                final_url, charset = str(response.url), response.charset_encoding
+    except httpx.TimeoutException:
+        raise DownloadError(f"{url}: no answer within {timeout:g} s") from None
+    except httpx.TooManyRedirects:
+        raise DownloadError(f"{url}: more than {MAX_REDIRECTS} redirects") from None
+    except httpx.HTTPError as error:
+        raise DownloadError(f"{url}: cannot download it: {one_line(error)}") from None
+    if not body.strip():
+        raise DownloadError(f"{url}: the answer is empty")
+    return text_of(body, charset, url), final_url
+
+
+def read_body(response, url, deadline):
+    """The body, refused past MAX_POST_BYTES (announced or received) or past the deadline."""
+    limit = f"{MAX_POST_BYTES // (1024 * 1024)} MiB"
+    length = response.headers.get("content-length", "")
+    if length.isascii() and length.isdigit() and int(length) > MAX_POST_BYTES:
+        raise DownloadError(f"{url}: the answer is larger than {limit}, the most a post may be")
+    started, chunks, size = time.monotonic(), [], 0
+    for chunk in response.iter_bytes():  # decompressed: the limit is on the post itself
+        size += len(chunk)
+        if size > MAX_POST_BYTES:
+            raise DownloadError(f"{url}: the answer is larger than {limit}, the most a post may be")
+        if time.monotonic() - started > deadline:
+            raise DownloadError(f"{url}: the answer took longer than {deadline:g} s")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def text_of(body, charset, url):
+    """The body as text: in the charset the answer names, else UTF-8."""
+    try:
+        if charset and charset.lower().replace("_", "-") not in {"utf-8", "utf8"}:
+            return body.decode(charset)
+        return decode(body)
+    except (LookupError, UnicodeDecodeError, ValueError) as error:
+        message = getattr(error, "message", None) or one_line(error)
+        raise DownloadError(f"{url}: the answer is not text: {message}") from None

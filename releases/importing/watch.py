@@ -1,0 +1,516 @@
+"""
+Keeping the catalog current: ``manage.py watch_blog`` reads the blog's feed, notes every post
+that announces a release, and imports each release the catalog never held as a draft, through
+``import_post``, so that it waits on the editors' desk.
+
+A run, safe to start from cron as often as one likes:
+
+1. takes the watch's lease (``BlogFeed.lease_*``, a conditional UPDATE): one run at a time on
+   every host that shares the database; a second run says so and does nothing. A run that
+   dies keeps the lease until it lapses (``LEASE``), so a crash blocks nothing for long;
+2. asks for the feed conditionally, sending back the ETag and Last-Modified of its last
+   answer: an unchanged feed is a 304 and nothing more;
+3. records every release announcement the feed lists (``BlogAnnouncement``) together with the
+   feed's new validators, in one transaction: a feed that errors, times out or is not a feed
+   changes nothing, validators included;
+4. downloads each announced post whose release the catalog never held (nor held and deleted),
+   oldest version first, and imports it as ``import_post URL`` does (the same parser and
+   sync): a draft, or the importer's reason, recorded on the announcement for the desk. A
+   post that was not imported is tried again on the next run.
+
+HTTP, the same for the feed and the posts (``fetch``): a User-Agent that names the catalog, a
+timeout to connect and per read and a deadline for the whole answer, a size limit, redirects
+followed (a few). A 5xx answer, a timeout or a dropped connection is tried again, ``attempts``
+times in all, waiting ``backoff`` seconds, then twice that (or what a ``Retry-After`` asks, up
+to ``MAX_RETRY_WAIT``); a 4xx answer never is. Posts are downloaded only from the feed's own
+site: a feed cannot send the watch to fetch addresses elsewhere.
+"""
+
+import datetime as dt
+import io
+import logging
+import os
+import re
+import secrets
+import socket
+import time
+import urllib.parse
+from dataclasses import dataclass, field
+
+import feedparser
+import httpx
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from releases import versions
+from releases.importing import sync
+from releases.importing.download import DownloadError, text_of
+from releases.importing.folder import announces_release
+from releases.importing.parse import MAX_POST_BYTES, PostError, parse_post
+from releases.importing.parse.reading import version_from_title
+from releases.models import BlogAnnouncement, BlogFeed, Release
+
+logger = logging.getLogger(__name__)
+
+VERSION = "1.0"
+MAX_FEED_BYTES = 5 * 1024 * 1024
+MAX_REDIRECTS = 5
+# The longest Retry-After a run waits for; a server that asks for more is tried next run.
+MAX_RETRY_WAIT = 60.0
+# How long a run holds the watch without renewing it: well beyond one step (a download with
+# its retries, or an import), so only a run that died loses it.
+LEASE = dt.timedelta(minutes=15)
+RETRY_AFTER_SECONDS_RE = re.compile(r"[0-9]{1,6}")
+
+
+def user_agent(catalog_url=""):
+    """What every request says it is: the catalog, and where it is served when it is known."""
+    where = f"; +{catalog_url}" if catalog_url else ""
+    return f"PyTorchReleaseCatalog-watch/{VERSION} (PyTorch Release Catalog{where})"
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How politely and how long to ask."""
+
+    user_agent: str
+    timeout: float = 10.0  # seconds to connect, and for each read
+    attempts: int = 3  # requests for one URL, the first included
+    backoff: float = 2.0  # seconds before the second attempt; doubled before each next one
+    limit: int = 10  # posts downloaded in one run; the rest wait for the next
+
+    @property
+    def deadline(self):
+        """The most one answer may take, however slowly its bytes arrive."""
+        return 3 * self.timeout
+
+
+class FetchError(Exception):
+    """A URL gave no usable answer: unreachable after its attempts, a 4xx, too large."""
+
+
+class TooSlow(Exception):
+    """An answer that kept coming, slowly, past the policy's deadline: tried again, as a timeout."""
+
+
+class Refused(Exception):
+    """The importer's no: the post cannot be imported as it is (its reason, in one line)."""
+
+
+class FeedError(Exception):
+    """The feed answered with something that is not an RSS or Atom feed."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    url: str  # where the redirects ended
+    headers: httpx.Headers
+    body: bytes = b""
+    charset: str | None = None  # as the Content-Type names it
+
+    @property
+    def content_type(self):
+        return self.headers.get("content-type", "").split(";")[0].strip().lower()
+
+
+def fetch(client, url, policy, *, headers=None, max_bytes):
+    """
+    GET ``url``: a 2xx or 304 Answer, or FetchError saying why not, after ``policy.attempts``
+    tries for what may pass (5xx, timeouts, dropped connections), after one for the rest.
+    """
+    problem = ""
+    for attempt in range(1, policy.attempts + 1):
+        wait = policy.backoff * 2 ** (attempt - 1)
+        try:
+            with client.stream("GET", url, headers=headers) as response:
+                status = response.status_code
+                if status == 304 or 200 <= status < 300:
+                    body = b"" if status == 304 else read_body(response, policy, max_bytes)
+                    return Answer(
+                        status, str(response.url), response.headers, body, response.charset_encoding
+                    )
+                problem = f"HTTP {status} {response.reason_phrase}".strip()
+                if status < 500:
+                    raise FetchError(f"{url}: {problem}")
+                asked = retry_after(response.headers.get("retry-after", ""))
+                if asked is not None and asked > MAX_RETRY_WAIT:
+                    raise FetchError(f"{url}: {problem}, asking to come back in {asked:.0f} s")
+                wait = max(wait, asked or 0)
+        except TooSlow as error:
+            problem = str(error)
+        except httpx.TimeoutException:
+            problem = f"no answer within {policy.timeout:g} s"
+        except (httpx.NetworkError, httpx.RemoteProtocolError) as error:
+            problem = f"cannot connect: {error}" if str(error) else "the connection failed"
+        except httpx.TooManyRedirects:
+            raise FetchError(f"{url}: more than {MAX_REDIRECTS} redirects") from None
+        except (httpx.HTTPError, httpx.InvalidURL) as error:
+            raise FetchError(f"{url}: {error}") from None
+        if attempt < policy.attempts:
+            time.sleep(wait)
+    tries = f"{policy.attempts} attempts" if policy.attempts > 1 else "1 attempt"
+    raise FetchError(f"{url}: {problem} ({tries})")
+
+
+def read_body(response, policy, max_bytes):
+    """The body, refused beyond ``max_bytes`` (as decoded) or past the policy's deadline."""
+    started, chunks, size = time.monotonic(), [], 0
+    for chunk in response.iter_bytes():
+        size += len(chunk)
+        if size > max_bytes:
+            raise FetchError(f"{response.url}: larger than {size_text(max_bytes)}")
+        if time.monotonic() - started > policy.deadline:
+            raise TooSlow(f"the answer took longer than {policy.deadline:g} s")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def size_text(size):
+    return f"{size // (1024 * 1024)} MiB" if size >= 1024 * 1024 else f"{size} bytes"
+
+
+def retry_after(value):
+    """A Retry-After in seconds; None for none, or for an HTTP date (backoff decides then)."""
+    value = value.strip()
+    return float(value) if RETRY_AFTER_SECONDS_RE.fullmatch(value) else None
+
+
+# --- the feed ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A post the feed lists. ``version`` is set when its title announces a release."""
+
+    url: str
+    title: str
+    version: str | None
+    published_date: dt.date | None
+
+
+def read_feed(body, *, url, content_type=""):
+    """
+    The feed's posts, from an RSS or Atom document; FeedError for anything else (an HTML page,
+    a truncated or malformed document, an empty answer). Relative links resolve against ``url``.
+    """
+    if not body.strip():
+        raise FeedError("the answer is empty")
+    # A stream, never bytes or text: feedparser takes a string for a file name or a URL to open.
+    parsed = feedparser.parse(
+        io.BytesIO(body),
+        response_headers={"content-location": url, "content-type": content_type or "text/xml"},
+        sanitize_html=False,
+    )
+    if not parsed.get("version"):
+        raise FeedError(f"not RSS or Atom ({content_type})" if content_type else "not RSS or Atom")
+    problem = parsed.get("bozo_exception")
+    if problem is not None and not is_harmless(problem):
+        # A truncated or broken document: what feedparser still makes of it may lack posts.
+        line = problem.getLineNumber() if hasattr(problem, "getLineNumber") else None
+        message = problem.getMessage() if hasattr(problem, "getMessage") else str(problem)
+        where = f" (line {line})" if line else ""
+        raise FeedError(f"not well-formed XML: {message}{where}")
+    entries = []
+    for item in parsed.entries:
+        link = urllib.parse.urljoin(url, str(item.get("link") or "").strip())
+        title = " ".join(str(item.get("title") or "").split())
+        # Posts the watch could neither download nor store (an address of over 500 characters).
+        if not title or urllib.parse.urlsplit(link).scheme not in ("http", "https"):
+            continue
+        if len(link) > BlogAnnouncement._meta.get_field("url").max_length:
+            continue
+        entries.append(Entry(link, title, release_version(title), published_date(item)))
+    return entries
+
+
+def is_harmless(problem):
+    """feedparser's notes about a document it read all the same (a charset it corrected)."""
+    return isinstance(problem, feedparser.ThingsNobodyCaresAboutButMe) and not isinstance(
+        problem, feedparser.CharacterEncodingUnknown
+    )
+
+
+def release_version(title):
+    """The version a post's title announces ("PyTorch 2.15 Release Blog"), else None."""
+    if not announces_release(title):
+        return None
+    try:
+        return version_from_title(title)
+    except versions.InvalidVersion:
+        return None
+
+
+def published_date(item):
+    stamp = item.get("published_parsed") or item.get("updated_parsed")
+    return dt.date(*stamp[:3]) if stamp else None
+
+
+def same_site(url, feed_url):
+    """Whether ``url`` is on the feed's own host (the only one posts are downloaded from)."""
+    return urllib.parse.urlsplit(url).hostname == urllib.parse.urlsplit(feed_url).hostname
+
+
+# --- a run ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    """What one run did: its summary line, and whether it failed."""
+
+    feed_url: str
+    busy: str = ""  # another run holds the watch: who
+    failure: str = ""  # the feed could not be read: why
+    unchanged: bool = False  # the feed answered 304
+    posts: int = 0  # posts the feed lists
+    announcements: int = 0  # of those, release announcements
+    new: list = field(default_factory=list)  # announcements first seen in this run
+    imported: list = field(default_factory=list)  # versions imported as drafts
+    refused: list = field(default_factory=list)  # (version, why): the importer's reasons
+    failures: list = field(default_factory=list)  # (version, why): posts out of reach, ...
+    left: int = 0  # announcements left for the next run (``Policy.limit``)
+    reports: list = field(default_factory=list)  # (version, the importer's report)
+
+    @property
+    def failed(self):
+        """A failure for cron: the feed or a post could not be had (not the importer's no)."""
+        return bool(self.failure or self.failures)
+
+    def summary(self):
+        if self.busy:
+            return f"watch_blog: another run is active ({self.busy}); this one did nothing."
+        if self.failure:
+            return f"watch_blog: {self.feed_url}: {self.failure}; the catalog is unchanged."
+        if self.unchanged:
+            found = f"{self.feed_url} unchanged since the last run (304)"
+        else:
+            found = (
+                f"{self.feed_url}: {plural(self.posts, 'post')}, "
+                f"{plural(self.announcements, 'release announcement')} ({len(self.new)} new)"
+            )
+        done = []
+        if self.imported:
+            done.append(f"imported {', '.join(self.imported)} as {drafts(len(self.imported))}")
+        if self.refused:
+            done.append(
+                "not imported (see the editors' desk): "
+                + "; ".join(f"{version}: {why}" for version, why in self.refused)
+            )
+        if self.failures:
+            done.append(
+                "failed: " + "; ".join(f"{version}: {why}" for version, why in self.failures)
+            )
+        if self.left:
+            done.append(f"{plural(self.left, 'post')} left for the next run")
+        return f"watch_blog: {found}; {'; '.join(done) or 'nothing to import'}."
+
+
+def plural(count, noun):
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def drafts(count):
+    return "a draft" if count == 1 else "drafts"
+
+
+def watch(feed_url, policy):
+    """One run of the watch over ``feed_url``: a Run saying what it did."""
+    run = Run(feed_url)
+    holder = f"{socket.gethostname()} pid {os.getpid()} {secrets.token_hex(3)}"
+    feed = take_lease(feed_url, holder)
+    if feed is None:
+        run.busy = lease_description(feed_url)
+        return run
+    try:
+        with httpx.Client(
+            headers={"User-Agent": policy.user_agent},
+            timeout=policy.timeout,
+            follow_redirects=True,
+            max_redirects=MAX_REDIRECTS,
+        ) as client:
+            read(client, feed, policy, run)
+            if not run.failure:
+                import_announced(client, feed, policy, run, holder)
+    finally:
+        finish(feed, holder, run)
+    return run
+
+
+def read(client, feed, policy, run):
+    """Ask for the feed and record its release announcements, with its validators."""
+    validators = {}
+    if feed.etag:
+        validators["If-None-Match"] = feed.etag
+    if feed.last_modified:
+        validators["If-Modified-Since"] = feed.last_modified
+    try:
+        answer = fetch(client, feed.url, policy, headers=validators, max_bytes=MAX_FEED_BYTES)
+        if answer.status == 304:
+            run.unchanged = True
+            feed.read_at = timezone.now()
+            return
+        entries = read_feed(answer.body, url=answer.url, content_type=answer.content_type)
+    except FetchError as error:
+        run.failure = f"unreachable: {error.args[0].removeprefix(feed.url + ': ')}"
+        return
+    except FeedError as error:
+        run.failure = f"not a usable feed: {error}"
+        return
+    now = timezone.now()
+    announced = [entry for entry in entries if entry.version]
+    run.posts, run.announcements = len(entries), len(announced)
+    with transaction.atomic():
+        for entry in announced:
+            announcement, created = BlogAnnouncement.objects.get_or_create(
+                url=entry.url,
+                defaults={
+                    "title": entry.title[:300],
+                    "version": entry.version,
+                    "published_date": entry.published_date,
+                    "first_seen_at": now,
+                    "last_seen_at": now,
+                },
+            )
+            if created:
+                run.new.append(entry.version)
+                continue
+            announcement.title, announcement.last_seen_at = entry.title[:300], now
+            announcement.published_date = entry.published_date or announcement.published_date
+            if not announcement.is_imported:
+                announcement.version = entry.version  # a corrected title corrects the version
+            announcement.save()
+        feed.etag = answer.headers.get("etag", "")[:500]
+        feed.last_modified = answer.headers.get("last-modified", "")[:100]
+        feed.read_at = now
+        feed.save(update_fields=["etag", "last_modified", "read_at"])
+
+
+def import_announced(client, feed, policy, run, holder):
+    """Download and import, oldest version first, each announcement the catalog never held."""
+    pending = []
+    for announcement in BlogAnnouncement.objects.filter(release__isnull=True).order_by(
+        "version_key"
+    ):
+        held = held_release(announcement.version)
+        if held is not None:
+            announcement.release, announcement.problem = held, ""
+            announcement.save(update_fields=["release", "problem"])
+        elif once_held(announcement.version):
+            announcement.problem = (
+                f"the catalog held {announcement.version} once, and it was deleted: not imported "
+                "again (import_post imports it, if it should come back)"
+            )
+            announcement.save(update_fields=["problem"])
+        else:
+            pending.append(announcement)
+    run.left = max(0, len(pending) - policy.limit)
+    for announcement in pending[: policy.limit]:
+        if not renew_lease(feed, holder):
+            run.failures.append((announcement.version, "the run lost its lease and stopped"))
+            return
+        import_one(client, feed, policy, run, announcement)
+
+
+def import_one(client, feed, policy, run, announcement):
+    """Download one announced post and import it; record on it what became of it."""
+    version = announcement.version
+    announcement.attempted_at, announcement.problem = timezone.now(), ""
+    if not same_site(announcement.url, feed.url):
+        host = urllib.parse.urlsplit(feed.url).hostname
+        announcement.problem = f"the post is not on the feed's site ({host}): not downloaded"
+        run.refused.append((version, announcement.problem))
+    else:
+        try:
+            answer = fetch(client, announcement.url, policy, max_bytes=MAX_POST_BYTES)
+            report = import_downloaded(answer, version, announcement.url)
+        except FetchError as error:
+            announcement.problem = f"download failed: {error}"
+            run.failures.append((version, announcement.problem))
+        except Refused as error:
+            announcement.problem = f"import_post refused it: {error}"
+            run.refused.append((version, announcement.problem))
+        except Exception as error:
+            # A post the parser trips on is the parser's bug: say so, and go on with the rest.
+            logger.exception("watch_blog: importing %s failed", announcement.url)
+            announcement.problem = f"the importer failed: {type(error).__name__}: {error}"
+            run.failures.append((version, announcement.problem))
+        else:
+            announcement.release = held_release(version)
+            run.imported.append(version)
+            run.reports.append((version, report))
+    announcement.save(update_fields=["attempted_at", "problem", "release"])
+
+
+def import_downloaded(answer, version, source):
+    """
+    Import a downloaded post as ``import_post URL`` does, through the same parser and sync,
+    recorded in the history as made by ``import_post`` and ``source`` (the feed's link): a
+    draft of ``version`` (the feed's, should the post's own title spell it otherwise). Returns
+    the importer's report; Refused with its reason, naming the URL and the post's line.
+    """
+    try:
+        text = text_of(answer.body, answer.charset, answer.url)
+        parsed = parse_post(text, filename=answer.url, version=version, url=answer.url)
+        # Where the post is published, should it not say so itself (a markdown post's
+        # permalink): the announcement's address and every fact's source.
+        parsed.announcement_url = parsed.announcement_url or answer.url
+        parsed.post_url = parsed.post_url or answer.url
+        report = sync.import_post(parsed, source=source)
+    except DownloadError as error:
+        raise Refused(str(error)) from None
+    except (PostError, sync.ImportProblem) as error:
+        where = f"{answer.url}:{error.line}" if error.line else answer.url
+        raise Refused(" ".join(f"{where}: {error.message}".split())) from None
+    return "\n".join(report.lines())
+
+
+def held_release(version):
+    """The catalog's release of ``version`` ("2.1" and "2.1.0" alike), if it holds one."""
+    key = versions.Version.parse(version).key
+    return Release.objects.filter(version_key=key).first()
+
+
+def once_held(version):
+    """Whether the catalog held ``version`` once: what an editor deleted stays deleted."""
+    return Release.history.filter(version=version).exists()
+
+
+# --- the lease -----------------------------------------------------------------------------------
+
+
+def take_lease(feed_url, holder):
+    """The feed's row, leased to ``holder`` until ``LEASE`` from now; None if another run has it."""
+    BlogFeed.objects.get_or_create(url=feed_url)  # two runs making it at once: one does
+    now = timezone.now()
+    free = Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lte=now)
+    taken = BlogFeed.objects.filter(free, url=feed_url).update(
+        lease_holder=holder, lease_expires_at=now + LEASE
+    )
+    return BlogFeed.objects.get(url=feed_url) if taken else None
+
+
+def renew_lease(feed, holder):
+    """Hold the lease for another ``LEASE``; False if it lapsed and another run took it."""
+    expires = timezone.now() + LEASE
+    return bool(
+        BlogFeed.objects.filter(pk=feed.pk, lease_holder=holder).update(lease_expires_at=expires)
+    )
+
+
+def lease_description(feed_url):
+    feed = BlogFeed.objects.filter(url=feed_url).first()
+    if feed is None or not feed.lease_holder:
+        return "it has just finished"
+    until = timezone.localtime(feed.lease_expires_at).strftime("%Y-%m-%d %H:%M:%S %Z")
+    return f"{feed.lease_holder}, lease until {until}"
+
+
+def finish(feed, holder, run):
+    """Record the run on the feed's row and let the lease go, if it still holds it."""
+    BlogFeed.objects.filter(pk=feed.pk, lease_holder=holder).update(
+        lease_holder="", lease_expires_at=None
+    )
+    feed.checked_at, feed.is_failing = timezone.now(), run.failed
+    feed.outcome = run.summary()[:500]
+    feed.save(update_fields=["checked_at", "is_failing", "outcome", "read_at"])
