@@ -19,6 +19,7 @@ A save or an update that changes nothing writes nothing, records nothing and kee
 revision.
 """
 
+import functools
 from contextlib import contextmanager
 from contextvars import ContextVar
 
@@ -87,13 +88,17 @@ def actor(instance=None):
 # --- what --------------------------------------------------------------------------------------
 
 
+@functools.cache
 def tracked_fields(model):
-    """The columns whose change is a change: all but generated ones and the stamp."""
-    return [
+    """
+    The columns whose change is a change: all but generated ones and the stamp. Read for every
+    row loaded (``remember_loaded``), so worked out once per model.
+    """
+    return tuple(
         field
         for field in model._meta.concrete_fields
         if not field.generated and field.attname != "updated_at"
-    ]
+    )
 
 
 def snapshot(instance):
