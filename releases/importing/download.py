@@ -23,15 +23,26 @@ class DownloadError(Exception):
     """The URL gave no post: unreachable, not a 200, too large, too slow, not text."""
 
 
+class TooLarge(DownloadError):
+    """An answer larger than the most it may be."""
+
+
+class TooSlow(DownloadError):
+    """An answer that kept coming, slowly, past its deadline (worth another try)."""
+
+
 def is_url(text):
     """Does ``import_post``'s argument name a URL (any scheme) rather than a path?"""
     return bool(URL_RE.match(text or ""))
 
 
-def user_agent(catalog_url=""):
-    """What the request says it is: the catalog, and where it is served when that is known."""
+def user_agent(catalog_url="", purpose="import"):
+    """
+    What a request says it is: the catalog and what it is doing (``import``, ``watch``), and
+    where the catalog is served when that is known.
+    """
     where = f"; +{catalog_url}" if catalog_url else ""
-    return f"PyTorchReleaseCatalog-import/{VERSION} (PyTorch Release Catalog{where})"
+    return f"PyTorchReleaseCatalog-{purpose}/{VERSION} (PyTorch Release Catalog{where})"
 
 
 def one_line(error):
@@ -73,21 +84,30 @@ def download(url, *, catalog_url="", timeout=TIMEOUT, transport=None):
     return text_of(body, charset, url), final_url
 
 
-def read_body(response, url, deadline):
-    """The body, refused past MAX_POST_BYTES (announced or received) or past the deadline."""
-    limit = f"{MAX_POST_BYTES // (1024 * 1024)} MiB"
+def read_body(response, url, deadline, max_bytes=MAX_POST_BYTES, what="a post"):
+    """
+    The body, refused past ``max_bytes`` (announced or received: TooLarge) or past the
+    deadline (TooSlow). ``import_post URL`` and ``watch_blog`` read every answer through it.
+    """
+    limit = size_text(max_bytes)
     length = response.headers.get("content-length", "")
-    if length.isascii() and length.isdigit() and int(length) > MAX_POST_BYTES:
-        raise DownloadError(f"{url}: the answer is larger than {limit}, the most a post may be")
+    if length.isascii() and length.isdigit() and int(length) > max_bytes:
+        raise TooLarge(f"{url}: the answer is larger than {limit}, the most {what} may be")
     started, chunks, size = time.monotonic(), [], 0
-    for chunk in response.iter_bytes():  # decompressed: the limit is on the post itself
+    for chunk in response.iter_bytes():  # decompressed: the limit is on the document itself
         size += len(chunk)
-        if size > MAX_POST_BYTES:
-            raise DownloadError(f"{url}: the answer is larger than {limit}, the most a post may be")
+        if size > max_bytes:
+            raise TooLarge(f"{url}: the answer is larger than {limit}, the most {what} may be")
         if time.monotonic() - started > deadline:
-            raise DownloadError(f"{url}: the answer took longer than {deadline:g} s")
+            raise TooSlow(f"{url}: the answer took longer than {deadline:g} s")
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def size_text(size):
+    """2 MiB, 300 bytes: a limit as people read it."""
+    mib = 1024 * 1024
+    return f"{size / mib:g} MiB" if size >= mib else f"{size} bytes"
 
 
 def text_of(body, charset, url):

@@ -44,7 +44,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from releases import versions
-from releases.importing import sync
+from releases.importing import download, sync
 from releases.importing.download import DownloadError, text_of
 from releases.importing.folder import announces_release
 from releases.importing.parse import MAX_POST_BYTES, PostError, parse_post
@@ -53,7 +53,6 @@ from releases.models import BlogAnnouncement, BlogFeed, Release
 
 logger = logging.getLogger(__name__)
 
-VERSION = "1.0"
 MAX_FEED_BYTES = 5 * 1024 * 1024
 MAX_REDIRECTS = 5
 # The longest Retry-After a run waits for; a server that asks for more is tried next run.
@@ -65,9 +64,8 @@ RETRY_AFTER_SECONDS_RE = re.compile(r"[0-9]{1,6}")
 
 
 def user_agent(catalog_url=""):
-    """What every request says it is: the catalog, and where it is served when it is known."""
-    where = f"; +{catalog_url}" if catalog_url else ""
-    return f"PyTorchReleaseCatalog-watch/{VERSION} (PyTorch Release Catalog{where})"
+    """What every request of the watch says it is (``download.user_agent``)."""
+    return download.user_agent(catalog_url, purpose="watch")
 
 
 @dataclass(frozen=True)
@@ -88,10 +86,6 @@ class Policy:
 
 class FetchError(Exception):
     """A URL gave no usable answer: unreachable after its attempts, a 4xx, too large."""
-
-
-class TooSlow(Exception):
-    """An answer that kept coming, slowly, past the policy's deadline: tried again, as a timeout."""
 
 
 class Refused(Exception):
@@ -127,7 +121,13 @@ def fetch(client, url, policy, *, headers=None, max_bytes):
             with client.stream("GET", url, headers=headers) as response:
                 status = response.status_code
                 if status == 304 or 200 <= status < 300:
-                    body = b"" if status == 304 else read_body(response, policy, max_bytes)
+                    body = (
+                        b""
+                        if status == 304
+                        else download.read_body(
+                            response, url, policy.deadline, max_bytes, what="it"
+                        )
+                    )
                     return Answer(
                         status, str(response.url), response.headers, body, response.charset_encoding
                     )
@@ -138,8 +138,10 @@ def fetch(client, url, policy, *, headers=None, max_bytes):
                 if asked is not None and asked > MAX_RETRY_WAIT:
                     raise FetchError(f"{url}: {problem}, asking to come back in {asked:.0f} s")
                 wait = max(wait, asked or 0)
-        except TooSlow as error:
-            problem = str(error)
+        except download.TooSlow:
+            problem = f"the answer took longer than {policy.deadline:g} s"
+        except download.TooLarge as error:
+            raise FetchError(str(error)) from None
         except httpx.TimeoutException:
             problem = f"no answer within {policy.timeout:g} s"
         except (httpx.NetworkError, httpx.RemoteProtocolError) as error:
@@ -152,23 +154,6 @@ def fetch(client, url, policy, *, headers=None, max_bytes):
             time.sleep(wait)
     tries = f"{policy.attempts} attempts" if policy.attempts > 1 else "1 attempt"
     raise FetchError(f"{url}: {problem} ({tries})")
-
-
-def read_body(response, policy, max_bytes):
-    """The body, refused beyond ``max_bytes`` (as decoded) or past the policy's deadline."""
-    started, chunks, size = time.monotonic(), [], 0
-    for chunk in response.iter_bytes():
-        size += len(chunk)
-        if size > max_bytes:
-            raise FetchError(f"{response.url}: larger than {size_text(max_bytes)}")
-        if time.monotonic() - started > policy.deadline:
-            raise TooSlow(f"the answer took longer than {policy.deadline:g} s")
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-def size_text(size):
-    return f"{size // (1024 * 1024)} MiB" if size >= 1024 * 1024 else f"{size} bytes"
 
 
 def retry_after(value):
