@@ -58,9 +58,8 @@ serve: install
 	$(SERVE_ENV) $(MANAGE) collectstatic --no-input -v0
 	$(SERVE_ENV) $(MANAGE) load_catalog --if-empty
 	@echo "Serving on http://127.0.0.1:$(PORT)/ (API /api/, docs /api/docs/, admin /admin/)"
-	$(SERVE_ENV) $(BIN)/gunicorn config.wsgi --bind 127.0.0.1:$(PORT) \
-		--workers $${WEB_CONCURRENCY:-2} --access-logfile - --forwarded-allow-ips="*" \
-		--limit-request-line 8190
+	$(SERVE_ENV) $(BIN)/gunicorn config.wsgi --config config/gunicorn.py \
+		--bind 127.0.0.1:$(PORT) --access-logfile - --forwarded-allow-ips="*"
 
 # The whole suite, one pytest-xdist worker a CPU (TEST_WORKERS=0: in this process alone).
 TEST_WORKERS ?= auto

@@ -56,8 +56,9 @@ TARGETS = {  # key: (at least or at most, target)
     "import_read_errors": ("≤", 0),
     "worker_rss_mb": ("≤", 150),
     "csv_rss_growth_mb": ("≤", 20),
-    "queries_per_page": ("≤", 3),
-    "queries_per_page_cached": ("≤", 2),
+    # One more than before issue 29: the catalog's revision is a row read by every request.
+    "queries_per_page": ("≤", 4),
+    "queries_per_page_cached": ("≤", 3),
 }
 STABILITIES = ["stable", "beta", "prototype"]
 

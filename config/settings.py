@@ -182,8 +182,13 @@ if DEBUG:
 # "default" holds rendered API pages; "shared" holds what every process must agree on: the
 # catalog revision, the throttle counts and the lists' counts.
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# A cache is an accelerator (releases/web/caches.py): a Redis call that takes longer than this
+# fails, and a store that failed is left alone for CACHE_RETRY_SECONDS, the answers coming
+# from the database meanwhile.
+CACHE_TIMEOUT_SECONDS = float(os.environ.get("CACHE_TIMEOUT_SECONDS", "0.25"))
+CACHE_RETRY_SECONDS = float(os.environ.get("CACHE_RETRY_SECONDS", "5"))
 if REDIS_URL:
-    REDIS_CACHE = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    REDIS_CACHE = {"BACKEND": "releases.web.caches.FailSafeRedisCache", "LOCATION": REDIS_URL}
     CACHES = {
         "default": {**REDIS_CACHE, "KEY_PREFIX": "catalog-pages"},
         "shared": {**REDIS_CACHE, "KEY_PREFIX": "catalog-shared"},
@@ -309,7 +314,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {
-        "Stability": "releases.models.Stability",
+        "Stability": "releases.classification.Stability",
+        "FeatureKind": "releases.classification.FeatureKind",
+        "LinkKind": "releases.models.LinkKind",
         "LinkStatus": "releases.models.LinkStatus",
     },
     "POSTPROCESSING_HOOKS": [
@@ -326,7 +333,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440  # bytes of a request body, uploaded fil
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"without_traceback": {"()": "releases.web.bad_requests.WithoutTraceback"}},
+    "filters": {
+        "without_traceback": {"()": "releases.web.bad_requests.WithoutTraceback"},
+        "database_away_told": {"()": "releases.web.unavailable.AlreadyTold"},
+    },
     "formatters": {"named": {"format": "%(levelname)s %(name)s: %(message)s"}},
     "handlers": {
         "console": {"class": "logging.StreamHandler"},
@@ -343,6 +353,8 @@ LOGGING = {
         # beside the root's: its records go to the root alone.
         "django": {"handlers": [], "level": "INFO"},
         "django.security": {"handlers": ["security"], "propagate": False},
+        # A database that is away: one line a request (releases.web.unavailable), no traceback.
+        "django.request": {"filters": ["database_away_told"]},
     },
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "INFO")},
 }

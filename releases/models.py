@@ -804,6 +804,28 @@ class PublicChange(models.Model):
         return f"{self.action} {self.type} {self.key}"
 
 
+class CatalogRevision(models.Model):
+    """
+    The catalog's revision (``releases.revision``): one row, rewritten in the transaction of
+    every write to the catalog, so that what decides whether a cached answer is fresh commits
+    with the change it announces, whatever happens to a cache.
+    """
+
+    token = models.CharField(max_length=32, help_text="Drawn anew at every write.")
+    changed_at = models.DateTimeField(help_text="When the revision started.")
+    number = models.PositiveBigIntegerField(default=1, help_text="Revisions so far.")
+    second_first = models.PositiveBigIntegerField(
+        default=1,
+        help_text="The number of the first revision that started in the same whole second.",
+    )
+
+    class Meta:
+        ordering = ["pk"]
+
+    def __str__(self):
+        return f"revision {self.number} ({self.token})"
+
+
 class PublicLogHead(models.Model):
     """One row that writers of the public change log hold while they write: one at a time."""
 

@@ -1,35 +1,32 @@
 """
-The catalog's revision: a token that changes after every committed write to the catalog.
+The catalog's revision: a token that changes with every committed write to the catalog.
 
 HTTP validators (ETag, Last-Modified) and the server-side page cache are keyed by it, so a
-write invalidates every cached page at once, in every process and on every host that shares
-the cache. The token lives in the "shared" cache (Redis when REDIS_URL is set, else a file
-cache that all processes on one machine share), so checking it costs no SQL query.
-
-The token is random rather than a counter: if the shared cache ever loses it, a new token is
-drawn, which can only invalidate too much, never serve a stale page.
+write invalidates every cached page at once, in every process and on every host. The token
+lives in the database (``models.CatalogRevision``, one row), rewritten in the transaction of
+the write it announces: it commits with the change or not at all, so a save is seen on the next
+request whatever happened to a cache (a Redis that stalled, a disk that failed), and a cache
+that lost everything only costs time. Reading it is one query of one row a request.
 
 A revision also records when it started: the real time of the last change, which is what
 Last-Modified says (so never later than the response's Date). HTTP dates count whole seconds,
 and several revisions may start within one: the token tells them apart in the ETag, and the
-revisions of each second are counted (``shares_second``), so that a client revalidating with
-If-Modified-Since alone, holding another revision of the same second, is not told that
-nothing changed (releases.web.middleware).
+row counts the revisions of each second (``number`` and ``second_first``), so that a client
+revalidating with If-Modified-Since alone, holding another revision of the same second, is not
+told that nothing changed (releases.web.middleware).
 """
 
 import hashlib
-import threading
 import uuid
 from typing import NamedTuple
 
+from django.apps import apps
 from django.core.cache import caches
-from django.db import transaction
+from django.db import IntegrityError, transaction
+from django.db.models import Case, F, When
 from django.utils import timezone
 
-# Versioned: a value of the earlier form, (token, claimed second), is not read as a Revision.
-REVISION_KEY = "catalog-revision:2"
-SECOND_KEY = "catalog-revision-second:{}"  # how many revisions started in that second
-SECOND_SECONDS = 24 * 3600  # how long a second's count is kept
+ROW = 1  # the one row's primary key
 
 
 class Revision(NamedTuple):
@@ -42,91 +39,73 @@ def _shared():
     return caches["shared"]
 
 
-def current():
-    """The catalog's Revision as committed now."""
-    value = _shared().get(REVISION_KEY)
-    if value is None:
-        # Lost (or never drawn): a new token, as if the catalog had just changed.
-        drawn = _new()
-        if _shared().add(REVISION_KEY, drawn, timeout=None):
-            return drawn
-        # Another process drew one first. A read of the disk cache that finds its database
-        # busy answers "missing" rather than wait, so read again; a token no other process
-        # has can only invalidate too much, never serve a stale page.
-        for _ in range(100):
-            value = _shared().get(REVISION_KEY)
-            if value is not None:
-                return value
-        return drawn
-    return value
+def _model():
+    return apps.get_model("releases", "CatalogRevision")
 
 
-def _new():
-    """
-    A revision starting now, counted among the revisions of its whole second (atomically, on
-    Redis and in the disk cache): the second one and later know at once that they share it.
-    """
-    now = timezone.now()
-    key = SECOND_KEY.format(int(now.timestamp()))
-    _shared().add(key, 0, timeout=SECOND_SECONDS)
+def current(using="default"):
+    """The catalog's Revision as committed now (as this transaction sees it): one query."""
+    row = _model().objects.using(using).filter(pk=ROW).first() or _first(using)
+    return Revision(row.token, row.changed_at, row.number != row.second_first)
+
+
+def _first(using):
+    """The row, for a database that lost it: a revision of its own, as if it had changed."""
     try:
-        count = _shared().incr(key)
-    except ValueError:  # expired between the two: counted as shared, which is always safe
-        count = None
-    return Revision(uuid.uuid4().hex, now, shares_second=count is None or count > 1)
+        with transaction.atomic(using=using):
+            return (
+                _model()
+                .objects.using(using)
+                .create(pk=ROW, token=uuid.uuid4().hex, changed_at=timezone.now())
+            )
+    except IntegrityError:  # another process made it first
+        return _model().objects.using(using).get(pk=ROW)
 
 
-def shares_second(revision):
+def shares_second(revision, using="default"):
     """
     Whether another revision started within ``revision``'s whole second, as known now: the
-    first of a second learns of a later one here, whichever of them was stored last. Unknown
-    (an expired count, a busy disk cache) counts as shared: the safe answer.
+    first of a second learns here of a later one.
     """
     if revision.shares_second:
         return True
-    count = _shared().get(SECOND_KEY.format(int(revision.changed_at.timestamp())))
-    return count is None or count > 1
+    now = current(using)
+    same_second = int(now.changed_at.timestamp()) == int(revision.changed_at.timestamp())
+    return now.token != revision.token and same_second
 
 
-def bump():
-    """Start a new revision now."""
-    _shared().set(REVISION_KEY, _new(), timeout=None)
+def bump(using="default"):
+    """
+    Start a new revision now, in the current transaction (one statement): it is seen by others
+    when that transaction commits, and is undone if it rolls back.
+    """
+    now = timezone.now()
+    second = now.replace(microsecond=0)
+    updated = (
+        _model()
+        .objects.using(using)
+        .filter(pk=ROW)
+        .update(
+            token=uuid.uuid4().hex,
+            changed_at=now,
+            number=F("number") + 1,
+            # The first revision of this second keeps its number; a new second starts anew.
+            second_first=Case(
+                When(changed_at__gte=second, then=F("second_first")), default=F("number") + 1
+            ),
+        )
+    )
+    if not updated:
+        _first(using)
 
 
 def catalog_changed(using="default"):
     """
-    Call on every write to the catalog. The new revision starts once the transaction commits
-    (before that, a reader could cache the old data under the new token), and a transaction
-    starts one revision however many rows it writes.
+    Call on every write to the catalog, in its transaction: the revision changes with it. A
+    transaction that writes many rows rewrites the row each time, and others see only the last
+    (they see the row as committed).
     """
-    # Every write asks for the bump, and the first to run at commit is the only one that
-    # bumps: a savepoint that rolls back takes its own requests with it, and those of the
-    # writes that remain still ask.
-    transaction.on_commit(_pending_bump(using), using=using)
-
-
-class Bump:
-    """One transaction's revision: started once, by the first of its on_commit callbacks."""
-
-    def __init__(self):
-        self.done = False
-
-    def __call__(self):
-        if not self.done:
-            self.done = True
-            bump()
-
-
-_bumps = threading.local()  # per thread and database: the bump the open transaction asks for
-
-
-def _pending_bump(using):
-    """The bump not yet started on ``using`` in this thread (a new one once it has run)."""
-    pending = getattr(_bumps, using, None)
-    if pending is None or pending.done:
-        pending = Bump()
-        setattr(_bumps, using, pending)
-    return pending
+    bump(using)
 
 
 COUNT_KEY = "count:{}:{}"

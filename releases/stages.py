@@ -74,6 +74,7 @@ def accept(claim):
         elif feature.stability != claim.stability:
             feature.stability = claim.stability
             feature.stage_source = StageSource.CLAIM
+            feature.stage_label = claim.phrase[:40]  # the words of the post that state it
             feature.save()
         claim.feature, claim.track = feature, feature.track
         claim.status = ClaimStatus.ACCEPTED
@@ -95,6 +96,7 @@ def appearance_for(claim):
         slug=slug,
         stability=claim.stability,
         stage_source=StageSource.CLAIM,
+        stage_label=claim.phrase[:40],
         area=track.area,
         track=track,
         position=position,
@@ -126,6 +128,7 @@ def reject(claim):
                     feature.delete()
                 else:
                     feature.stability = imported.get("stability", "")
+                    feature.stage_label = imported.get("stage_label", "")
                     feature.stage_source = imported.get("stage_source") or (
                         StageSource.TAG if feature.stability else ""
                     )

@@ -142,9 +142,9 @@ def test_the_font_table_never_measures_text_narrower_than_known_characters():
 
 
 def test_a_badge_costs_a_few_queries(client, full_catalog, uncached, django_assert_max_num_queries):
-    with django_assert_max_num_queries(2):
+    with django_assert_max_num_queries(3):
         assert client.get("/badges/tracks/torch-fft.svg").status_code == 200
-    with django_assert_max_num_queries(2):
+    with django_assert_max_num_queries(3):
         assert client.get("/badges/tracks/no-such-track.json").status_code == 404
 
 

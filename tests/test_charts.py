@@ -171,7 +171,7 @@ def test_unknown_or_malformed_parameters_are_refused(client, catalog, path, stat
         ("/api/stats/releases/", 3),
         ("/api/stats/graduation/", 6),
         ("/api/stats/graduation/?stuck_for=10&area=distributed-training", 10),
-        ("/releases/2.0/", 4),  # with the one history query for its corrected title
+        ("/releases/2.0/", 5),  # with the one history query for its corrected title
     ],
 )
 def test_the_charts_cost_a_few_queries_at_full_size(

@@ -226,7 +226,9 @@ def test_an_accepted_claim_is_an_appearance_and_rejecting_it_takes_it_back(
     track = http(live_server, "/api/tracks/rpc-profiling/").json()
     assert track["appearances"][-1] == {
         "release": "7.1",
+        "kind": "feature",
         "stability": "stable",
+        "stage_label": claim.phrase,  # the post's words that state it
         "stage_source": "claim",
         "feature": "rpc-profiling",
         "title": "RPC profiling",

@@ -15,6 +15,11 @@ for the current window.
   an increment is one statement: an upsert that returns the new count. The disk cache's
   ``incr`` is four (begin, select, update, commit), and with every worker counting the same
   busy client, the time the lock is held is what the others wait for (bench/README.md).
+
+The store is an accelerator too (``releases.web.caches``): when it fails (Redis killed or
+frozen, the disk read-only), each process counts on its own (``LocalCounters``) until the
+store's circuit lets it be asked again: a client may then make the limit's requests to each
+process, and no request fails for want of a counter.
 """
 
 import functools
@@ -32,6 +37,8 @@ from django.conf import settings
 from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
 from django.core.exceptions import ImproperlyConfigured
+
+from releases.web.caches import circuit
 
 RATE = re.compile(r"^([0-9]+)/([0-9]*)([smhd])[a-z]*$")
 UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -52,13 +59,22 @@ class Throttle:
     def __init__(self, rate, counters):
         self.limit, self.period = parse_rate(rate)
         self.counters = counters
+        self.local = LocalCounters()
+        self.circuit = circuit(counters.store_name())
 
     def wait(self, client, now=None):
         """Count a request of ``client``: 0 if it may go on, else the seconds until it may."""
         now = time.time() if now is None else now
         window = int(now // self.period)
         expires = (window + 1) * self.period
-        count = self.counters.increment(f"{client_key(client)}:{window}", expires, now)
+        key = f"{client_key(client)}:{window}"
+        count = self.circuit.call(
+            self.counters.increment,
+            lambda: self.local.increment(key, expires, now),
+            key,
+            expires,
+            now,
+        )
         if count <= self.limit:
             return 0
         return max(1, math.ceil(expires - now))
@@ -70,12 +86,36 @@ def client_key(client):
     return "throttle:" + hashlib.blake2b(client.encode(), digest_size=12).hexdigest()
 
 
+class Unavailable(redis.ConnectionError):
+    """The cache that keeps the counters answered as if it were empty: it is failing."""
+
+
+class LocalCounters:
+    """This process's own counters: what the throttle counts with while its store fails."""
+
+    def __init__(self):
+        self.counts = {}
+        self.lock = threading.Lock()
+
+    def increment(self, key, expires, now):
+        with self.lock:
+            if len(self.counts) > 10_000:  # forget the windows past
+                self.counts = {k: v for k, v in self.counts.items() if v[1] > now}
+            count, _ = self.counts.get(key, (0, expires))
+            self.counts[key] = (count + 1, expires)
+            return count + 1
+
+
 class CacheCounters:
     """Counters in a Django cache: Redis's in one round trip, any other's with incr."""
 
     def __init__(self, cache):
         self.cache = cache
         self.redis = redis_writer(cache) if isinstance(cache, RedisCache) else None
+
+    def store_name(self):
+        store_name = getattr(self.cache, "store_name", None)
+        return store_name() if store_name else f"the {type(self.cache).__name__}"
 
     def clear(self):
         self.cache.clear()
@@ -94,7 +134,10 @@ class CacheCounters:
             return cache.incr(key)
         except ValueError:  # the window's first request
             cache.add(key, 0, timeout)
-            return cache.incr(key)
+            try:
+                return cache.incr(key)
+            except ValueError:  # a fail-safe cache that fails answers as an empty one
+                raise Unavailable(f"{self.store_name()} keeps no counter") from None
 
 
 def redis_writer(cache):
@@ -106,7 +149,11 @@ def redis_writer(cache):
         if caches[alias] is cache:
             location = config["LOCATION"]
             servers = re.split("[;,]", location) if isinstance(location, str) else location
-            return redis.Redis.from_url(servers[0])
+            return redis.Redis.from_url(
+                servers[0],
+                socket_connect_timeout=settings.CACHE_TIMEOUT_SECONDS,
+                socket_timeout=settings.CACHE_TIMEOUT_SECONDS,
+            )
     raise ImproperlyConfigured("The throttle counts in a Redis cache named in CACHES.")
 
 
@@ -126,6 +173,9 @@ class SQLiteCounters:
     def __init__(self, path):
         self.path = Path(path)
         self.local = threading.local()
+
+    def store_name(self):
+        return f"the throttle's counters in {self.path}"
 
     def connection(self):
         connection = getattr(self.local, "connection", None)

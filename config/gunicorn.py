@@ -1,0 +1,22 @@
+"""
+gunicorn's settings for `make serve` (and the tests and benchmarks that run what it runs):
+``gunicorn config.wsgi -c config/gunicorn.py``.
+
+Threaded workers (``gthread``): a connection waits in the worker's poller until it has sent
+something, and a request that trickles in (a slow or hostile client sending its headers a byte
+a second) holds one thread, not a whole worker, so fifty of them leave the other threads
+answering everyone else (tests/test_faults.py). A worker may be handed every slow client, so
+each has more threads (64) than the slow clients a test throws at it (50). Behind a buffering
+proxy (nginx), the proxy absorbs slow clients first. ``WEB_CONCURRENCY`` workers of
+``WEB_THREADS`` threads each.
+"""
+
+import os
+
+worker_class = "gthread"
+workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
+threads = int(os.environ.get("WEB_THREADS", "64"))
+# A connection kept alive between requests is closed after this many seconds of silence.
+keepalive = 5
+# The longest request line gunicorn takes: long queries get our 400, not its 414.
+limit_request_line = 8190

@@ -1,0 +1,174 @@
+"""
+Serving when a dependency fails (issue 29), in real processes: a Redis that is killed or
+frozen is only a slower cache, a save during a Redis stall is seen on the next request, and a
+database that cannot be reached is an honest 503 in the surface's own format.
+"""
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+
+import pytest
+
+from bench import serve
+from tests.conftest import http
+
+pytestmark = [pytest.mark.live_server, pytest.mark.filterwarnings("ignore::ResourceWarning")]
+
+FEATURE = "/api/features/?release=1.9&search=prepare"
+
+
+class Server:
+    def __init__(self, url):
+        self.url = url
+
+
+def get(url, path, **headers):
+    return http(Server(url), path, headers=headers)
+
+
+def timed(url, path, **headers):
+    started = time.monotonic()
+    response = get(url, path, **headers)
+    return response, time.monotonic() - started
+
+
+@pytest.fixture
+def prepared(tmp_path):
+    env = serve.production_env(tmp_path)
+    serve.prepare(env, collectstatic=True)
+    return env
+
+
+@pytest.fixture
+def redis_server(tmp_path):
+    """A redis-server of this test's own (to kill and to freeze), or a skip where none is."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        if os.environ.get("CI"):
+            pytest.fail("redis-server is missing: .ci/run installs it")
+        pytest.skip("redis-server is not installed (CI installs it)")
+    port = serve.free_port()
+    process = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    time.sleep(0.5)
+    process.url = f"redis://127.0.0.1:{port}/0"
+    yield process
+    if process.poll() is None:
+        process.send_signal(signal.SIGCONT)
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def retitle(env, title):
+    """An editor's save, through the catalog's write path, in a process of its own."""
+    return serve.manage(
+        env,
+        "shell",
+        "-c",
+        "from releases.models import Feature; "
+        "f = Feature.objects.get(release__version='1.9', slug='prepare-for-inference'); "
+        f"f.title = {title!r}; f.save(); print('saved')",
+    )
+
+
+def title_of(url):
+    return get(url, FEATURE).json()["results"][0]["title"]
+
+
+def test_a_killed_redis_is_a_slower_cache_not_an_outage(prepared, redis_server):
+    env = {**prepared, "REDIS_URL": redis_server.url}
+    with serve.running(env, workers=1) as url:
+        assert get(url, FEATURE).status == 200
+        assert get(url, FEATURE).headers["X-Cache"] == "hit"  # Redis serves the page cache
+        redis_server.kill()
+        redis_server.wait(timeout=10)
+        for path in (FEATURE, "/api/releases/", "/releases/1.9/", "/matrix/", "/feeds/releases/"):
+            response, seconds = timed(url, path)
+            assert response.status == 200, (path, response.status)
+            assert seconds < 2, (path, seconds)
+        # Saves still work, and the next request shows them.
+        assert "saved" in retitle(env, "Prepare for inference, retitled").stdout
+        assert title_of(url) == "Prepare for inference, retitled"
+
+
+def test_a_frozen_redis_costs_a_short_timeout_and_a_save_is_seen_at_once(prepared, redis_server):
+    env = {**prepared, "REDIS_URL": redis_server.url}
+    with serve.running(env, workers=1) as url:
+        first = get(url, FEATURE)
+        etag = first.headers["ETag"]
+        assert get(url, FEATURE, **{"If-None-Match": etag}).status == 304
+        redis_server.send_signal(signal.SIGSTOP)  # answers nothing, refuses nothing
+        try:
+            for _ in range(5):
+                response, seconds = timed(url, FEATURE)
+                assert response.status == 200 and seconds < 2, (response.status, seconds)
+            # An editor saves during the stall: committed, so a success.
+            saved = retitle(env, "Prepare for inference, during the stall")
+            assert saved.returncode == 0 and "saved" in saved.stdout
+            assert title_of(url) == "Prepare for inference, during the stall"
+            assert get(url, FEATURE, **{"If-None-Match": etag}).status == 200
+        finally:
+            redis_server.send_signal(signal.SIGCONT)
+        # Redis is back, with the pages of the old revision still in it: none is served.
+        time.sleep(float(env.get("CACHE_RETRY_SECONDS", 5)) + 0.5)
+        assert title_of(url) == "Prepare for inference, during the stall"
+        assert get(url, FEATURE, **{"If-None-Match": etag}).status == 200
+
+
+def test_a_database_that_cannot_be_reached_is_a_503_with_retry_after(prepared):
+    # A PostgreSQL address where nothing listens: every connection is refused.
+    env = {**prepared, "DATABASE_URL": f"postgresql://catalog@127.0.0.1:{serve.free_port()}/x"}
+    with serve.running(env, workers=1) as url:
+        api = get(url, "/api/releases/")
+        assert api.status == 503, api.body[:500]
+        assert api.headers["Content-Type"] == "application/json"
+        assert int(api.headers["Retry-After"]) > 0
+        assert "database" in api.json()["detail"]
+        page = get(url, "/releases/")
+        assert page.status == 503 and int(page.headers["Retry-After"]) > 0
+        assert page.headers["Content-Type"].startswith("text/html")
+        assert b"Unavailable for a moment" in page.body
+
+
+def test_fifty_slow_clients_do_not_starve_the_others(prepared):
+    """
+    Fifty connections that send their request a byte at a time (as a slow or hostile client
+    would) while others ask normally: `make serve`'s setup keeps answering them. Bounded: the
+    slow clients trickle for ten seconds, then give up.
+    """
+    import socket
+    import threading
+
+    stop = threading.Event()
+
+    def trickle(port):
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+            for byte in b"GET /api/releases/ HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"y" * 400:
+                if stop.wait(0.25):
+                    return
+                sock.sendall(bytes([byte]))
+
+    with serve.running(prepared, workers=2) as url:
+        port = int(url.rsplit(":", 1)[1])
+        slow = [threading.Thread(target=trickle, args=(port,), daemon=True) for _ in range(50)]
+        for thread in slow:
+            thread.start()
+        time.sleep(1.5)  # every slow client is connected and holding what it holds
+        try:
+            seconds = []
+            for _ in range(30):
+                response, spent = timed(url, "/api/releases/?page_size=5")
+                assert response.status == 200
+                seconds.append(spent)
+                time.sleep(0.1)
+        finally:
+            stop.set()
+            for thread in slow:
+                thread.join(timeout=5)
+    assert max(seconds) < 2, sorted(seconds)[-3:]
