@@ -172,3 +172,67 @@ def test_fifty_slow_clients_do_not_starve_the_others(prepared):
             for thread in slow:
                 thread.join(timeout=5)
     assert max(seconds) < 2, sorted(seconds)[-3:]
+
+
+# --- a database that refuses writes: SQLite's query_only stands in for a read-only disk ------
+
+
+@pytest.fixture
+def read_only():
+    """The test's SQLite connection refusing writes, as a read-only disk makes it."""
+    from django.db import connection
+
+    if connection.vendor != "sqlite":
+        pytest.skip("query_only is SQLite's; PostgreSQL's outage is the 503 test above")
+
+    def switch(on):
+        with connection.cursor() as cursor:
+            cursor.execute(f"PRAGMA query_only = {'ON' if on else 'OFF'}")
+
+    yield switch
+    switch(False)
+
+
+@pytest.mark.django_db
+def test_a_save_the_database_refuses_is_told_as_refused_with_the_input_kept(
+    editor_client, read_only
+):
+    from django.urls import reverse
+
+    from releases.models import Feature
+    from tests.admin_post import page_data
+
+    feature = Feature.objects.get(release__version="1.9", slug="torch-linalg")
+    url = reverse("admin:releases_feature_change", args=[feature.pk])
+    data = {**page_data(editor_client.get(url)), "title": "Typed during the outage"}
+    read_only(True)
+    response = editor_client.post(url, data)
+    read_only(False)
+    assert response.status_code == 200  # the form again, not a redirect to "changed"
+    html = response.content.decode()
+    assert "Not saved: the database refused the change" in html
+    assert 'value="Typed during the outage"' in html  # the editor's input, kept
+    assert "changed successfully" not in html
+    feature.refresh_from_db()
+    assert feature.title == "torch.linalg"  # nothing was written
+
+
+@pytest.mark.django_db
+def test_an_import_the_database_refuses_exits_with_one_line(catalog, read_only, tmp_path, capsys):
+    from django.core.management import CommandError, call_command
+
+    post = tmp_path / "2026-01-01-pytorch-9-1.md"
+    post.write_text(
+        "---\ntitle: PyTorch 9.1 is out\n---\n\n## Prototype Features\n\n### A new thing\n\n"
+        "Words of our own about it.\n",
+        encoding="utf-8",
+    )
+    read_only(True)
+    with pytest.raises(CommandError) as refused:
+        call_command("import_post", str(post), verbosity=0)
+    read_only(False)
+    message = str(refused.value)
+    assert "the database refused the work" in message and "\n" not in message
+    from releases.models import Release
+
+    assert not Release.objects.filter(version="9.1").exists()

@@ -18,6 +18,7 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from releases.admin.forms import VersionedAdminMixin, VersionedForm
 from releases.history import field_rows
+from releases.web import unavailable
 
 
 class CatalogAdmin(VersionedAdminMixin, SimpleHistoryAdmin):
@@ -27,6 +28,33 @@ class CatalogAdmin(VersionedAdminMixin, SimpleHistoryAdmin):
     """
 
     history_list_display = ["compare"]
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        """
+        A save the database refuses (a read-only disk, a database gone mid-request) is told as
+        refused, never as "changed successfully": nothing was written (the admin saves in one
+        transaction), and the form is shown again with the editor's input and the reason.
+        """
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except unavailable.DATABASE_AWAY as error:
+            if request.method != "POST":
+                raise
+            request.database_refused = unavailable.refused(error)
+            return super().changeform_view(request, object_id, form_url, extra_context)
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change, **kwargs)
+        refused = getattr(request, "database_refused", None)
+        if refused is None:
+            return form
+
+        def clean(self):
+            super(refusing, self).clean()
+            raise ValidationError(refused, code="database_refused")
+
+        refusing = type(form.__name__, (form,), {"clean": clean})
+        return refusing
 
     def get_changelist_form(self, request, **kwargs):
         # The list's editable rows carry their versions too (change_list_results.html).

@@ -34,6 +34,18 @@ def database_away(error):
     return isinstance(error, DATABASE_AWAY)
 
 
+def one_line(error):
+    return " ".join(str(error).split())[:200] or type(error).__name__
+
+
+def refused(error):
+    """What an editor is told of a save the database refused: nothing was written."""
+    return (
+        f"Not saved: the database refused the change ({one_line(error)}). Nothing was "
+        "written; what you entered is below, to save again once the database takes writes."
+    )
+
+
 def unavailable(request):
     """The 503 for ``request``: JSON under the API, the catalog's page elsewhere."""
     if answers_as_api(request.path):

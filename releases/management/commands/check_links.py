@@ -12,10 +12,11 @@ import logging
 import re
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from releases import versions
 from releases.links import checking, health
+from releases.management.base import CatalogCommand
 from releases.models import Release
 
 SECONDS_RE = re.compile(r"[0-9]{1,4}(\.[0-9]{1,3})?")
@@ -34,7 +35,7 @@ PACING = (
 )
 
 
-class Command(BaseCommand):
+class Command(CatalogCommand):
     help = (
         "Check the links of the public catalog (or of --release) and record each one's status: "
         "ok, redirected, broken, unreachable."

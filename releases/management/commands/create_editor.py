@@ -19,18 +19,19 @@ import sys
 from django.contrib.auth import get_user_model, password_validation
 from django.contrib.auth.tokens import default_token_generator
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import transaction
 from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
 from releases.editors import ensure_editors_group
+from releases.management.base import CatalogCommand
 
 PASSWORD_VARIABLE = "EDITOR_PASSWORD"
 
 
-class Command(BaseCommand):
+class Command(CatalogCommand):
     help = 'Create or update a staff account in the "Editors" group.'
 
     def add_arguments(self, parser):

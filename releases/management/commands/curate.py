@@ -14,14 +14,15 @@ that file is written.
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import transaction
 
 from releases import curation, versions, writes
+from releases.management.base import CatalogCommand
 from releases.models import Release
 
 
-class Command(BaseCommand):
+class Command(CatalogCommand):
     help = "Apply the editors' decisions in fixtures/curation/ to the catalog."
 
     def add_arguments(self, parser):

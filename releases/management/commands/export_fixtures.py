@@ -15,8 +15,9 @@ from pathlib import Path
 from django.apps import apps
 from django.conf import settings
 from django.core import serializers
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from releases.management.base import CatalogCommand
 from releases.models import Area, AreaAlias, Feature, Link, Release, StageClaim, Track
 
 
@@ -50,7 +51,7 @@ def predecessors_first(tracks):
     return ordered
 
 
-class Command(BaseCommand):
+class Command(CatalogCommand):
     help = "Export areas and releases (with features and links) as natural-key fixtures."
 
     def add_arguments(self, parser):

@@ -21,12 +21,13 @@ import datetime as dt
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from releases.importing.download import DownloadError, download, is_url
 from releases.importing.folder import release_posts
 from releases.importing.parse import PostError, parse_file, parse_post
 from releases.importing.sync import ImportProblem, differences, find_release, import_post, preview
+from releases.management.base import CatalogCommand
 
 
 def iso_date(value):
@@ -37,7 +38,7 @@ def iso_date(value):
         raise argparse.ArgumentTypeError(f"'{value}' is not a date in YYYY-MM-DD form") from None
 
 
-class Command(BaseCommand):
+class Command(CatalogCommand):
     help = (
         "Import a PyTorch release post (front matter + markdown, a translation of one, or an "
         "HTML article of the blog; a file or a URL) as a draft release."

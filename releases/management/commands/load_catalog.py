@@ -22,11 +22,12 @@ from pathlib import Path
 from django.conf import settings
 from django.core import serializers
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.core.serializers.base import DeserializationError
 from django.db import DatabaseError, transaction
 
 from releases import writes
+from releases.management.base import CatalogCommand
 from releases.models import Area, Release, Track
 
 
@@ -91,7 +92,7 @@ def refers_to(item, keys):
     )
 
 
-class Command(BaseCommand):
+class Command(CatalogCommand):
     help = "Fill an empty catalog from fixtures/, then add only releases it never held."
 
     def add_arguments(self, parser):

@@ -14,15 +14,16 @@ import re
 import urllib.parse
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from releases.importing import watch
+from releases.management.base import CatalogCommand
 
 SECONDS_RE = re.compile(r"[0-9]{1,4}(\.[0-9]{1,3})?")
 WHOLE_NUMBER_RE = re.compile(r"[0-9]{1,4}")
 
 
-class Command(BaseCommand):
+class Command(CatalogCommand):
     help = (
         "Read the blog's feed (BLOG_FEED_URL) and import, as drafts, the releases it announces "
         "that the catalog does not hold."
