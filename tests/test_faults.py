@@ -8,7 +8,9 @@ import os
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
@@ -236,3 +238,91 @@ def test_an_import_the_database_refuses_exits_with_one_line(catalog, read_only, 
     from releases.models import Release
 
     assert not Release.objects.filter(version="9.1").exists()
+
+
+# --- PostgreSQL stopped and started again, under a running server -----------------------------
+
+
+def as_postgres(*command):
+    """Run a PostgreSQL tool as its own user where this runs as root (initdb refuses root)."""
+    prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    return subprocess.run([*prefix, *command], check=True, capture_output=True, text=True)
+
+
+@pytest.fixture
+def postgres():
+    """A PostgreSQL server of this test's own, to stop and start again."""
+    import glob
+
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
+    if not found:
+        if os.environ.get("CI"):
+            pytest.fail("PostgreSQL is missing: .ci/run installs it")
+        pytest.skip("PostgreSQL is not installed (CI installs it)")
+    bin_dir = os.path.dirname(found[-1])
+    # Outside pytest's private temporary folder, which the postgres user may not enter.
+    folder = Path(tempfile.mkdtemp(prefix="catalog-pg-"))
+    os.chmod(folder, 0o755)
+    if os.geteuid() == 0:
+        shutil.chown(folder, "postgres")
+    port = serve.free_port()
+    data = str(folder / "data")
+    as_postgres(f"{bin_dir}/initdb", "-D", data, "-U", "catalog", "--auth=trust", "-E", "UTF8")
+    options = f"-h 127.0.0.1 -p {port} -k {folder} -c fsync=off"
+
+    def start():
+        as_postgres(
+            f"{bin_dir}/pg_ctl", "-D", data, "-l", f"{folder}/log", "-w", "-o", options, "start"
+        )
+
+    def stop():
+        as_postgres(f"{bin_dir}/pg_ctl", "-D", data, "-m", "fast", "-w", "stop")
+
+    start()
+    as_postgres(
+        f"{bin_dir}/createdb", "-h", "127.0.0.1", "-p", str(port), "-U", "catalog", "catalog"
+    )
+    server = type("Postgres", (), {})()
+    server.url, server.start, server.stop = (
+        f"postgres://catalog@127.0.0.1:{port}/catalog",
+        start,
+        stop,
+    )
+    yield server
+    subprocess.run(
+        [
+            "runuser",
+            "-u",
+            "postgres",
+            "--",
+            f"{bin_dir}/pg_ctl",
+            "-D",
+            data,
+            "-m",
+            "immediate",
+            "stop",
+        ]
+        if os.geteuid() == 0
+        else [f"{bin_dir}/pg_ctl", "-D", data, "-m", "immediate", "stop"],
+        capture_output=True,
+    )
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_postgresql_stopped_is_a_503_and_started_again_answers_with_no_restart(tmp_path, postgres):
+    env = serve.production_env(tmp_path, DATABASE_URL=postgres.url)
+    serve.prepare(env, load_fixtures=False, collectstatic=True)
+    with serve.running(env, workers=1) as url:
+        assert get(url, "/api/releases/").status == 200
+        postgres.stop()
+        api = get(url, "/api/releases/")
+        assert api.status == 503 and int(api.headers["Retry-After"]) > 0
+        assert api.headers["Content-Type"] == "application/json"
+        page = get(url, "/releases/")
+        assert page.status == 503 and b"Unavailable for a moment" in page.body
+        postgres.start()
+        deadline = time.monotonic() + 10
+        while get(url, "/api/releases/").status != 200:
+            assert time.monotonic() < deadline, "the catalog did not come back within 10 s"
+            time.sleep(0.5)
+        assert get(url, "/releases/").status == 200
