@@ -326,3 +326,22 @@ def test_postgresql_stopped_is_a_503_and_started_again_answers_with_no_restart(t
             assert time.monotonic() < deadline, "the catalog did not come back within 10 s"
             time.sleep(0.5)
         assert get(url, "/releases/").status == 200
+
+
+# --- the throttle's own store failing ----------------------------------------------------------
+
+
+def test_a_throttle_whose_store_fails_counts_in_its_process(tmp_path, caplog, settings):
+    from releases.web import caches
+    from releases.web.throttle import SQLiteCounters, Throttle
+
+    settings.CACHE_RETRY_SECONDS = 60
+    caches.reset_circuits()
+    # A file where its folder should be: every connection fails, as on a broken disk.
+    (tmp_path / "not-a-folder").write_text("", encoding="utf-8")
+    throttle = Throttle("2/m", SQLiteCounters(tmp_path / "not-a-folder" / "throttle.sqlite3"))
+    waits = [throttle.wait("192.0.2.7", now=600.0 + n) for n in range(4)]
+    assert waits[:2] == [0, 0] and all(wait > 0 for wait in waits[2:])  # still a limit
+    failing = [r for r in caplog.records if r.name == "releases.caches"]
+    assert len(failing) == 1 and "failing" in failing[0].getMessage()  # one line a window
+    caches.reset_circuits()
