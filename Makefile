@@ -59,7 +59,7 @@ serve: install
 	$(SERVE_ENV) $(MANAGE) load_catalog --if-empty
 	@echo "Serving on http://127.0.0.1:$(PORT)/ (API /api/, docs /api/docs/, admin /admin/)"
 	$(SERVE_ENV) $(BIN)/gunicorn config.wsgi --config config/gunicorn.py \
-		--bind 127.0.0.1:$(PORT) --access-logfile - --forwarded-allow-ips="*"
+		--bind 127.0.0.1:$(PORT) --access-logfile -
 
 # The whole suite, one pytest-xdist worker a CPU (TEST_WORKERS=0: in this process alone).
 TEST_WORKERS ?= auto

@@ -20,3 +20,6 @@ threads = int(os.environ.get("WEB_THREADS", "64"))
 keepalive = 5
 # The longest request line gunicorn takes: long queries get our 400, not its 414.
 limit_request_line = 8190
+# Whose X-Forwarded-Proto (and -For) to believe: the proxy's address alone. Loopback by default,
+# for a proxy on the same machine; a client's own header from anywhere else changes nothing.
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")

@@ -159,6 +159,9 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 # Editors sign in to the admin; the one-time link of `create_editor --no-input` lasts a day.
 LOGIN_URL = "admin:login"
+# Where a sign-in lands when its `next` is missing or refused (another site's address): the
+# editors' desk, not Django's /accounts/profile/.
+LOGIN_REDIRECT_URL = "admin:index"
 PASSWORD_RESET_TIMEOUT = 24 * 3600
 
 LANGUAGE_CODE = "en-us"

@@ -83,3 +83,14 @@ def test_without_a_terminal_it_says_what_to_do_instead_of_a_traceback():
     assert result.returncode != 0
     assert "no terminal to ask for a password: run with --no-input" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("unsafe", ["//evil.example/", "https://evil.example/admin/"])
+def test_a_sign_in_whose_next_is_refused_lands_on_the_desk(client, unsafe):
+    create_editor("erin", "--no-input", EDITOR_PASSWORD="a long enough passphrase 42")
+    response = client.post(
+        "/admin/login/",
+        {"username": "erin", "password": "a long enough passphrase 42", "next": unsafe},
+    )
+    assert response.status_code == 302 and response["Location"] == "/admin/"
+    assert client.get(response["Location"]).status_code == 200

@@ -188,3 +188,12 @@ def test_a_track_pages_title_is_its_name_and_the_badge_is_shown_once(client, cat
     title = html.split("<title>", 1)[1].split("</title>", 1)[0]
     assert title.strip() == "torch.fft · PyTorch Release Catalog"
     assert html.count('id="badge"') == 1
+
+
+@pytest.mark.parametrize("slug", ["🔥", "torch fft", "é", "a.b"])
+def test_any_unknown_name_gets_the_grey_badge(client, catalog, slug):
+    svg = client.get(f"/badges/tracks/{slug}.svg")
+    assert svg.status_code == 404 and svg["Content-Type"].startswith("image/svg+xml")
+    assert b"unknown" in svg.content
+    endpoint = client.get(f"/badges/tracks/{slug}.json")
+    assert endpoint.status_code == 404 and endpoint.json()["message"] == "unknown"

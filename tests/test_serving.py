@@ -310,3 +310,14 @@ def served(handler, path):
         for signal in (request_started, request_finished):
             signal.connect(close_old_connections)
     return statuses[0][:3]
+
+
+@pytest.mark.parametrize(("trusted", "scheme"), [("192.0.2.1", "http"), ("127.0.0.1", "https")])
+def test_a_forwarded_scheme_is_believed_only_from_the_proxys_address(prepared, trusted, scheme):
+    """`make serve` believes X-Forwarded-Proto from FORWARDED_ALLOW_IPS alone (loopback by
+    default): a client elsewhere claiming https changes no link the API gives."""
+    _, env = prepared
+    with serve.running({**env, "FORWARDED_ALLOW_IPS": trusted}, workers=1) as url:
+        body = get(url, "/api/releases/?page_size=1", **{"X-Forwarded-Proto": "https"}).json()
+    assert body["results"][0]["url"].startswith(f"{scheme}://"), body["results"][0]["url"]
+    assert body["next"].startswith(f"{scheme}://")

@@ -23,10 +23,11 @@ urlpatterns = [
     path("feeds/releases/", ReleaseFeed(), name="feed-releases"),
     path("feeds/tracks/<slug:slug>/", TrackFeed(), name="feed-track"),
     path(
-        "badges/tracks/<slug:slug>.svg", views.track_badge, {"kind": "svg"}, name="badge-track-svg"
+        # Any name, not only a slug: a track nobody knows gets the grey "unknown" badge.
+        "badges/tracks/<str:slug>.svg", views.track_badge, {"kind": "svg"}, name="badge-track-svg"
     ),
     path(
-        "badges/tracks/<slug:slug>.json",
+        "badges/tracks/<str:slug>.json",
         views.track_badge,
         {"kind": "json"},
         name="badge-track-json",
