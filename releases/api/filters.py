@@ -882,12 +882,15 @@ class GraduationFilterSet(CatalogFilterSet):
 
 
 class CompareForm(forms.Form):
-    """The query of /api/compare/: two versions, the second later than the first."""
+    """
+    The query of /api/compare/: two published versions, the second later than the first. A
+    version no published release has is refused by name (400), as /api/state/ refuses it.
+    """
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["from"] = VersionField(help_text="The version you run, e.g. 1.7.")
-        self.fields["to"] = VersionField(help_text="The version you upgrade to, e.g. 1.9.")
+        self.fields["from"] = PublishedVersionField(help_text="The version you run, e.g. 1.7.")
+        self.fields["to"] = PublishedVersionField(help_text="The version you upgrade to, e.g. 1.9.")
 
     def clean(self):
         cleaned = super().clean()

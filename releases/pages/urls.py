@@ -1,6 +1,5 @@
 """The pages for people, the feeds, the status badges and the sitemap: URLs outside /api/."""
 
-from django.contrib.sitemaps.views import sitemap
 from django.urls import path
 
 from releases.pages import views
@@ -19,12 +18,15 @@ urlpatterns = [
     path("features/", views.feature_list, name="page-features"),
     path("graduation/", views.graduation, name="page-graduation"),
     path("stages/", views.stages, name="page-stages"),
-    path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
+    path("sitemap.xml", views.sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
     path("feeds/releases/", ReleaseFeed(), name="feed-releases"),
     path("feeds/tracks/<slug:slug>/", TrackFeed(), name="feed-track"),
     path(
         # Any name, not only a slug: a track nobody knows gets the grey "unknown" badge.
-        "badges/tracks/<str:slug>.svg", views.track_badge, {"kind": "svg"}, name="badge-track-svg"
+        "badges/tracks/<str:slug>.svg",
+        views.track_badge,
+        {"kind": "svg"},
+        name="badge-track-svg",
     ),
     path(
         "badges/tracks/<str:slug>.json",

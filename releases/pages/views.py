@@ -15,6 +15,7 @@ no parameter refuses every one. The empty fields a page's form sends mean "any".
 import functools
 from urllib.parse import urlencode
 
+from django.contrib.sitemaps import views as sitemaps_views
 from django.db.models import Count, Prefetch
 from django.db.models.functions import Lower
 from django.http import Http404, HttpResponse, JsonResponse
@@ -481,12 +482,9 @@ def compare_page(request):
     result = None
     if request.GET:
         form = CompareForm(request.GET)
+        # A version no published release has is the 400 naming it, as on /api/compare/.
         reject_bad_query(request.GET, set(form.fields), None if form.is_valid() else form.errors)
-        known = {release.version for release in releases}
         start, end = form.cleaned_data["from"], form.cleaned_data["to"]
-        missing = [v for v in (start, end) if versions.normalize(v) not in known]
-        if missing:
-            raise Http404(f"No release {', '.join(missing)}.")
         result = upgrade_between(start, end)
         # What is new, by the release that brought it (the API lists it by name).
         by_release = {}
@@ -633,3 +631,10 @@ def stages(request):
             ],
         },
     )
+
+
+@checks_query
+def sitemap(request, **kwargs):
+    """django.contrib.sitemaps' sitemap, refusing parameters as every endpoint does."""
+    takes_no_query(request)
+    return sitemaps_views.sitemap(request, **kwargs)
