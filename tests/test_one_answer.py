@@ -45,3 +45,32 @@ def test_an_unknown_parameter_is_a_400_everywhere(client, catalog, path):
     response = client.get(f"{path}{joiner}section=x")
     assert response.status_code == 400, (path, response.status_code)
     assert "section" in response.content.decode()
+
+
+@pytest.mark.parametrize("spelling", ["1.9.0", "v1.9", "01.9", "1.09"])
+@pytest.mark.parametrize(
+    ("path", "canonical"),
+    [
+        ("/releases/{v}/", "/releases/1.9/"),
+        ("/releases/{v}/state/?stability=beta", "/releases/1.9/state/?stability=beta"),
+        ("/api/releases/{v}/", "/api/releases/1.9/"),
+    ],
+)
+def test_every_spelling_of_a_version_redirects_to_its_one_url(
+    client, catalog, spelling, path, canonical
+):
+    response = client.get(path.format(v=spelling))
+    assert response.status_code == 301 and response["Location"] == canonical
+    assert client.get(canonical).status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/releases/{v}/", "/api/releases/{v}/"])
+def test_a_version_that_names_nothing_or_a_draft_is_the_same_404(client, catalog, path):
+    draft = ReleaseFactory(version="9.1", is_published=False).version
+    for version in ("99.0", draft, "not-a-version"):
+        assert client.get(path.format(v=version)).status_code == 404, version
+
+
+def test_pages_name_their_canonical_url(client, catalog):
+    html = client.get("/releases/1.9/").content.decode()
+    assert '<link rel="canonical" href="http://testserver/releases/1.9/">' in html

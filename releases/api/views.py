@@ -12,14 +12,15 @@ from django.http import JsonResponse
 from django.urls import reverse
 from django.views.defaults import bad_request as django_bad_request
 from django.views.defaults import page_not_found
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework import mixins, routers, viewsets
+from rest_framework.exceptions import NotFound
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from releases import public_log, stats
+from releases import public_log, stats, versions
 from releases.api.exports import CSVRenderer, built, csv_response, serialized
 from releases.api.filters import (
     AreaFilterSet,
@@ -55,6 +56,7 @@ from releases.api.serializers import (
 )
 from releases.models import Area, Feature, Link, Release, Track
 from releases.tracks import upgrade_between
+from releases.web import canonical
 from releases.web.surfaces import answers_as_api
 
 
@@ -115,6 +117,29 @@ class ReleaseViewSet(CSVListMixin, viewsets.ReadOnlyModelViewSet):
 
     def get_serializer_class(self):
         return ReleaseDetailSerializer if self.action == "retrieve" else ReleaseSerializer
+
+    @extend_schema(
+        responses={
+            200: ReleaseDetailSerializer,
+            301: OpenApiResponse(
+                description="Another spelling of a release's version (2.6.0, v2.6): its own "
+                "URL is in Location."
+            ),
+        }
+    )
+    def retrieve(self, request, *args, version, **kwargs):
+        """A release by any spelling of its version: another spelling is a 301 to its own."""
+        try:
+            # Through the filter backend, which refuses parameters the detail does not take.
+            release = self.filter_queryset(self.get_queryset()).of_version(version).first()
+        except versions.InvalidVersion:
+            release = None
+        if release is None:
+            raise NotFound(f"No release {version}.")
+        moved = canonical.redirect_to_canonical(
+            request, release, version, "releases:release-detail"
+        )
+        return moved or Response(self.get_serializer(release).data)
 
 
 class FeatureViewSet(CSVListMixin, mixins.ListModelMixin, viewsets.GenericViewSet):

@@ -51,6 +51,7 @@ from releases.models import (
 )
 from releases.pages import badges, charts, timeline
 from releases.tracks import upgrade_between
+from releases.web import canonical
 
 STAGES = Stability.choices
 # The matrix shows every track on one page (its queries do not grow with the page); a catalog
@@ -210,6 +211,9 @@ def release_detail(request, version):
     )
     if release is None:
         raise Http404(f"No release {version}.")
+    moved = canonical.redirect_to_canonical(request, release, version, "page-release")
+    if moved:
+        return moved
     groups = {}
     # Who corrected what the post says, and when: one history query for the page.
     for feature in provenance.mark_edits(release.features.all()):
@@ -271,6 +275,9 @@ def state(request, version):
     release = next((r for r in releases if r.version_key == key), None)
     if release is None:
         raise Http404(f"No release {version}.")
+    moved = canonical.redirect_to_canonical(request, release, version, "page-state")
+    if moved:
+        return moved
     if "version" in request.GET:
         raise ValidationError({"version": ["The version is in the path: leave it out."]})
     query = other_pages(request)
