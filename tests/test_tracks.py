@@ -1,5 +1,6 @@
 """Feature lifecycle: tracks, stages as of a version, promotions, compare, feeds."""
 
+import re
 import xml.etree.ElementTree as ET
 
 import feedparser
@@ -305,3 +306,14 @@ def test_compare_uses_constant_queries(client, catalog, uncached):
     before = count()
     FeatureFactory.create_batch(20, release=ReleaseFactory(version="1.8.1"))
     assert count() == before == 3  # the revision, the tracks, their appearances
+
+
+def test_feeds_link_to_the_pages_people_read(api):
+    track = feedparser.parse(api("/feeds/tracks/module-freezing/").body)
+    assert track.feed.link.endswith("/tracks/module-freezing/")
+    paths = [entry.link.split("/", 3)[3] for entry in track.entries]
+    assert [path.split("#")[0] for path in paths] == ["releases/1.9/", "releases/1.6/"]
+    assert all(re.fullmatch(r"releases/[0-9.]+/#[a-z0-9-]+", path) for path in paths)
+    releases = feedparser.parse(api("/feeds/releases/").body)
+    assert releases.feed.link.endswith("/releases/")
+    assert all("/api/" not in entry.link for entry in releases.entries)

@@ -37,7 +37,7 @@ class ReleaseFeed(StrictFeed):
     author_name = "PyTorch Release Catalog"
 
     def link(self):
-        return reverse("releases:release-list")
+        return reverse("page-releases")  # a feed reader opens pages for people
 
     def items(self):
         return Release.objects.for_api()[:20]
@@ -79,7 +79,7 @@ class TrackFeed(StrictFeed):
         return f"Each time {track.name} changes stage: Prototype, Beta, Stable."
 
     def link(self, track):
-        return reverse("releases:track-detail", kwargs={"slug": track.slug})
+        return track.get_absolute_url()
 
     def items(self, track):
         changes, previous = [], None
@@ -120,9 +120,10 @@ class TrackFeed(StrictFeed):
         )
 
     def item_link(self, item):
-        track, _, appearance = item
-        url = reverse("releases:track-detail", kwargs={"slug": track.slug})
-        return f"{url}#release-{appearance.release.version}"
+        # The appearance on its release's page: the feature, where the release shows it.
+        _, _, appearance = item
+        url = reverse("page-release", kwargs={"version": appearance.release.version})
+        return f"{url}#{appearance.slug}"
 
     def item_pubdate(self, item):
         return day_start(item[2].release.release_date)
