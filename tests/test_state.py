@@ -187,3 +187,17 @@ def test_the_state_is_in_the_openapi_schema(client, catalog):
     assert {"version", "area", "stability", "page", "page_size", "format"} <= set(parameters)
     # The versions it takes: the published releases, as an enum a client can offer.
     assert "1.8" in parameters["version"]["schema"]["enum"]
+
+
+def test_the_state_answers_for_one_capability(client, full_catalog):
+    """Is torch.fft stable as of 1.9? One row, by its slug or by words of its name."""
+    by_slug = client.get("/api/state/", {"version": "1.9", "track": "torch-fft"}).json()
+    assert [(i["track"], i["stability"], i["since"]) for i in by_slug["results"]] == [
+        ("torch-fft", "stable", "1.8")
+    ]
+    by_words = client.get("/api/state/", {"version": "1.9", "search": "torch.fft"}).json()
+    assert "torch-fft" in {item["track"] for item in by_words["results"]}
+    assert by_words["count"] < 10
+    page = client.get("/releases/1.9/state/", {"track": "torch-fft"}).content.decode()
+    assert 'href="/tracks/torch-fft/"' in page
+    assert client.get("/api/state/", {"version": "1.9", "track": "no-such"}).status_code == 400

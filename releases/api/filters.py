@@ -740,6 +740,16 @@ class StagesAsOfFilterSet(CatalogFilterSet):
         return queryset  # applied in filter_queryset, before the other filters
 
 
+def track_search():
+    """A track's search, as the track list and the state declare it."""
+    return SearchFilter(
+        search_fields=["search_text", "features__search_text"],
+        folded=True,
+        help_text="Words that must all appear in the name or description, or in the title or "
+        "summary of one of its features. " + FOLDING_HELP,
+    )
+
+
 class TrackFilterSet(StagesAsOfFilterSet):
     AS_OF = "as_of"
 
@@ -747,12 +757,7 @@ class TrackFilterSet(StagesAsOfFilterSet):
         method="as_of_first",
         help_text="Stages as of this version: only appearances up to it count.",
     )
-    search = SearchFilter(
-        search_fields=["search_text", "features__search_text"],
-        folded=True,
-        help_text="Words that must all appear in the name or description, or in the title or "
-        "summary of one of its features. " + FOLDING_HELP,
-    )
+    search = track_search()
     area = ChoiceListFilter(
         field_name="area__slug", allowed=area_slugs, help_text="Area slug, or several."
     )
@@ -842,6 +847,9 @@ class StateFilterSet(StagesAsOfFilterSet):
         field_name="area__slug", allowed=area_slugs, help_text="Area slug, or several."
     )
     stability = stage_filter("The stage as of `version`. ")
+    # "Is torch.fft stable as of 1.9?" is one row, not a page of every track.
+    search = track_search()
+    track = TrackFilter(field_name="slug", help_text="A track's slug (see /api/tracks/).")
 
 
 class ReleaseStatsFilterSet(CatalogFilterSet):
