@@ -184,6 +184,11 @@ class FromPost(models.Model):
     class Meta:
         abstract = True
 
+    @property
+    def section_name(self):
+        """The section's heading as readers see it: in sentence case where a post shouted it."""
+        return text.sentence_case(self.source_section)
+
 
 class Release(Timestamped):
     version = models.CharField(

@@ -27,3 +27,26 @@ def fold(text):
 def fold_all(*texts):
     """Several fields as one folded text, a line each: a word never spans two fields."""
     return "\n".join(fold(text).replace("\n", " ") for text in texts)
+
+
+# Words an all-capitals heading keeps in capitals when it is put in sentence case.
+ACRONYMS = frozenset(
+    {"API", "APIS", "CPU", "CPUS", "GPU", "GPUS", "CUDA", "ROCM", "XPU", "MPS", "ONNX", "FSDP",
+     "DDP", "RPC", "AMD", "ARM", "AWS", "LLM", "LLMS", "SDPA", "FFT", "ABI", "C++", "AOT"}
+)  # fmt: skip
+
+
+def sentence_case(heading):
+    """
+    A heading written in capitals as a sentence ("BETA FEATURES" -> "Beta features",
+    "API-UNSTABLE FEATURES" -> "API-unstable features"); any other heading as it is.
+    """
+    if not heading or heading != heading.upper() or heading == heading.lower():
+        return heading
+
+    def word(text):
+        parts = text.split("-")
+        return "-".join(part if part in ACRONYMS else part.lower() for part in parts)
+
+    said = " ".join(word(text) for text in heading.split(" "))
+    return said[:1].upper() + said[1:]

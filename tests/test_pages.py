@@ -139,3 +139,23 @@ def test_pages_cost_the_same_queries_whatever_the_catalog_holds(client, catalog,
     revision.bump()  # what the commit would do (the test's transaction never commits)
     assert count() == before
     assert Feature.objects.filter(release=release).count() > 18
+
+
+@pytest.mark.parametrize(
+    ("heading", "shown"),
+    [
+        ("BETA FEATURES", "Beta features"),
+        ("API-UNSTABLE FEATURES", "API-unstable features"),
+        ("Performance Related API-UNSTABLE Features", "Performance Related API-UNSTABLE Features"),
+        ("Frontend APIs", "Frontend APIs"),
+    ],
+)
+def test_a_shouted_section_is_shown_in_sentence_case(heading, shown):
+    from releases.text import sentence_case
+
+    assert sentence_case(heading) == shown
+
+
+def test_the_release_page_names_sections_in_sentence_case(client, full_catalog):
+    html = client.get("/releases/2.6/").content.decode()
+    assert "section Beta features" in html and "BETA FEATURES" not in html
