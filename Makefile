@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 MANAGE := $(BIN)/python manage.py
 
-.PHONY: run serve test test-fast fuzz lint bench parser-report install install-dev fixtures clean
+.PHONY: run dev serve test test-fast fuzz lint bench parser-report install install-dev fixtures clean
 
 # Fall back to python3 where no python3.11 binary is on PATH (it must still be 3.11).
 ifeq ($(shell command -v $(PYTHON) 2>/dev/null),)
@@ -33,7 +33,20 @@ fixtures: install
 	DJANGO_DEBUG=1 $(MANAGE) migrate --no-input
 	DJANGO_DEBUG=1 $(MANAGE) load_catalog
 
-run: fixtures
+# What users see: production settings on SQLite (debug off, the catalog's own error pages,
+# static files from whitenoise, gunicorn), a secret key drawn once into .secret-key (untracked,
+# 0600), hosts on loopback. `make dev` is the debug server, for working on the code.
+SECRET_FILE := .secret-key
+RUN_ENV = DJANGO_DEBUG=0 DJANGO_HTTPS=0 DJANGO_SECRET_KEY="$$(cat $(SECRET_FILE))" \
+	DJANGO_ALLOWED_HOSTS=$${DJANGO_ALLOWED_HOSTS:-127.0.0.1,localhost}
+
+$(SECRET_FILE): | $(BIN)/python
+	umask 077 && $(BIN)/python -c "import secrets; print(secrets.token_urlsafe(50))" > $@
+
+run: install $(SECRET_FILE)
+	$(RUN_ENV) $(MANAGE) migrate --no-input
+	$(RUN_ENV) $(MANAGE) collectstatic --no-input -v0
+	$(RUN_ENV) $(MANAGE) load_catalog
 	@echo ""
 	@echo "PyTorch Release Catalog on http://127.0.0.1:$(PORT)/"
 	@echo "  API       http://127.0.0.1:$(PORT)/api/"
@@ -42,6 +55,11 @@ run: fixtures
 	@echo "Accounts:   DJANGO_DEBUG=1 $(MANAGE) create_editor NAME    (an editor)"
 	@echo "            DJANGO_DEBUG=1 $(MANAGE) createsuperuser        (an administrator)"
 	@echo ""
+	$(RUN_ENV) $(BIN)/gunicorn config.wsgi --config config/gunicorn.py \
+		--bind 127.0.0.1:$(PORT) --access-logfile -
+
+# The debug server, for development: Django's debug pages and autoreload, on SQLite.
+dev: fixtures
 	DJANGO_DEBUG=1 $(MANAGE) runserver 127.0.0.1:$(PORT)
 
 # Production settings on loopback: gunicorn, static files from whitenoise, JSON-only API.
@@ -101,4 +119,4 @@ lint: install-dev
 	DJANGO_DEBUG=1 $(MANAGE) makemigrations --check --dry-run
 
 clean:
-	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache
+	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache $(SECRET_FILE)

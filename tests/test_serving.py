@@ -321,3 +321,17 @@ def test_a_forwarded_scheme_is_believed_only_from_the_proxys_address(prepared, t
         body = get(url, "/api/releases/?page_size=1", **{"X-Forwarded-Proto": "https"}).json()
     assert body["results"][0]["url"].startswith(f"{scheme}://"), body["results"][0]["url"]
     assert body["next"].startswith(f"{scheme}://")
+
+
+def test_what_make_run_serves_answers_no_500(prepared):
+    """`make run` is the production stack on loopback: its own 404 page, no debug page, a
+    refused Host and a path that climbs out of /static/ are answered, never a 500."""
+    _, env = prepared
+    with serve.running(env, workers=1) as url:
+        missing = get(url, "/no-such-page/")
+        assert missing.status == 404 and b"<h1>Not found</h1>" in missing.body
+        assert b"URLconf" not in missing.body  # not Django's debug page
+        for path in ("/static/..%2f..%2fdb.sqlite3", "/static/%2e%2e/%2e%2e/manage.py"):
+            assert get(url, path).status == 404, path
+        assert get(url, "/", Host="evil.example").status == 400
+        assert get(url, "/api/releases/", Host="evil.example").status == 400
