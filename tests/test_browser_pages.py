@@ -137,3 +137,27 @@ def test_the_home_chart_draws_the_apis_counts(live_full_catalog, browsing):
     listed = http(live_full_catalog, "/api/stats/releases/", params={"page_size": 100}).json()
     assert drawn == {row["version"]: row["feature_count"] for row in listed["results"]}
     assert len(drawn) == 27
+
+
+FULL_SIZE_PAGES = [
+    "/features/?stability=beta",
+    "/releases/2.14/",
+    "/releases/2.8/",
+    "/tracks/flexattention/",
+    "/tracks/fsdp/",
+    "/compare/?from=2.6&to=2.14",
+    "/matrix/",
+    "/stages/",
+]
+
+
+@pytest.mark.parametrize("screen", WIDTHS)
+def test_every_page_fits_a_phone_and_a_desktop_at_full_size(live_full_catalog, browsing, screen):
+    """With every release loaded, the longest names and the most facets: nothing scrolls
+    sideways but the tables and timelines that scroll in their own boxes."""
+    browsing.page.set_viewport_size({"width": WIDTHS[screen], "height": 900})
+    for path in FULL_SIZE_PAGES:
+        response = browsing.page.goto(f"{live_full_catalog.url}{path}")
+        assert response.status == 200, path
+        width = browsing.page.evaluate("document.documentElement.scrollWidth")
+        assert width <= WIDTHS[screen], f"{path} is {width} px wide at {WIDTHS[screen]} px"
