@@ -19,14 +19,14 @@ FULL_SIZE_PAGES = {  # each with one query for the catalog's revision (releases/
     "/releases/2.0/": 5,  # one history query: an editor corrected a title
     "/releases/2.14/": 4,
     "/releases/2.14/state/": 8,  # as tests/test_state.py bounds the state pages
-    "/compare/?from=2.6&to=2.14": 4,
+    "/compare/?from=2.6&to=2.14": 6,  # + one query each to check from and to are published
     "/stages/": 1,
     "/tracks/fsdp/": 4,
     "/tracks/": 4,
     "/tracks/functorch-torch-func/": 4,
     "/matrix/": 6,
     "/matrix/?area=compiler&stability=beta&first_release=2.0": 7,
-    "/compare/?from=1.13&to=2.4": 4,
+    "/compare/?from=1.13&to=2.4": 6,
     "/features/": 7,
 }
 

@@ -135,7 +135,7 @@ class ReleaseViewSet(CSVListMixin, viewsets.ReadOnlyModelViewSet):
         except versions.InvalidVersion:
             release = None
         if release is None:
-            raise NotFound(f"No release {version}.")
+            raise NotFound()  # the same answer as for any unknown path: nothing echoed
         moved = canonical.redirect_to_canonical(
             request, release, version, "releases:release-detail"
         )
