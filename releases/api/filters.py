@@ -787,10 +787,21 @@ class TrackFilterSet(StagesAsOfFilterSet):
 
 class PublishedVersionField(VersionField):
     """
-    A version, refused unless a published release has it (1.9 finds 1.9.0). Its schema is a
-    version's pattern: which releases are published is the catalog's data, not the API's
-    contract (and a schema built when the module loads must not read the database).
+    A version, refused unless a published release has it (1.9 finds 1.9.0). Its schema lists
+    the published versions, read when the schema is built; ``listed=False`` gives a version's
+    pattern instead, for a schema built when its module loads (which must not read the
+    database: /api/compare/'s).
     """
+
+    def __init__(self, *args, listed=True, **kwargs):
+        self.listed = listed
+        super().__init__(*args, **kwargs)
+
+    def openapi(self):
+        if not self.listed:
+            return super().openapi()
+        published = Release.objects.published().oldest_first().values_list("version", flat=True)
+        return {"schema": {"type": "string", "enum": list(published) or ["none-yet"]}}
 
     def to_python(self, value):
         version = super().to_python(value)
@@ -897,8 +908,12 @@ class CompareForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["from"] = PublishedVersionField(help_text="The version you run, e.g. 1.7.")
-        self.fields["to"] = PublishedVersionField(help_text="The version you upgrade to, e.g. 1.9.")
+        self.fields["from"] = PublishedVersionField(
+            listed=False, help_text="The version you run, e.g. 1.7."
+        )
+        self.fields["to"] = PublishedVersionField(
+            listed=False, help_text="The version you upgrade to, e.g. 1.9."
+        )
 
     def clean(self):
         cleaned = super().clean()
