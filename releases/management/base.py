@@ -4,12 +4,19 @@ read-only disk, a server gone) ends the command with one line naming the cause a
 1, never a traceback; the command's own transactions mean nothing was half-written.
 """
 
+import re
+
 from django.core.management.base import BaseCommand, CommandError
 
 from releases.web import unavailable
 
+SECONDS_RE = re.compile(r"[0-9]{1,4}(\.[0-9]{1,3})?")
+
 
 class CatalogCommand(BaseCommand):
+    # How many digits a whole-number option may have (``number``).
+    NUMBER_DIGITS = 9
+
     def execute(self, *args, **options):
         try:
             return super().execute(*args, **options)
@@ -18,3 +25,19 @@ class CatalogCommand(BaseCommand):
                 f"the database refused the work ({unavailable.one_line(error)}); nothing was "
                 "written"
             ) from None
+
+    @classmethod
+    def number(cls, option, text):
+        """An option's whole number from 1, in ASCII digits, or an error naming the option."""
+        if not re.fullmatch(f"[0-9]{{1,{cls.NUMBER_DIGITS}}}", str(text)) or int(text) < 1:
+            raise CommandError(f"{option}: must be a whole number from 1; got {text!r}.")
+        return int(text)
+
+    @staticmethod
+    def seconds(option, text, minimum=0.0):
+        """An option's seconds (1, 0.5), at least ``minimum``, or an error naming the option."""
+        if not SECONDS_RE.fullmatch(str(text)) or float(text) < minimum:
+            raise CommandError(
+                f"{option}: must be a number of seconds, e.g. 1 or 0.5; got {text!r}."
+            )
+        return float(text)

@@ -9,7 +9,6 @@ the least recently checked links go first.
 """
 
 import logging
-import re
 
 from django.conf import settings
 from django.core.management.base import CommandError
@@ -19,8 +18,6 @@ from releases.links import checking, health
 from releases.management.base import CatalogCommand
 from releases.models import Release
 
-SECONDS_RE = re.compile(r"[0-9]{1,4}(\.[0-9]{1,3})?")
-WHOLE_NUMBER_RE = re.compile(r"[0-9]{1,9}")
 # How politely to check: (option, metavar, default, help); handle() checks each value.
 PACING = (
     ("--concurrency", "N", "8", "Requests at a time (8)."),
@@ -128,17 +125,3 @@ class Command(CatalogCommand):
         if not Release.objects.published().of_version(version).exists():
             raise CommandError(f"--release: no published release {value}.")
         return version
-
-    @staticmethod
-    def number(option, text):
-        if not WHOLE_NUMBER_RE.fullmatch(str(text)) or int(text) < 1:
-            raise CommandError(f"{option}: must be a whole number from 1; got {text!r}.")
-        return int(text)
-
-    @staticmethod
-    def seconds(option, text, minimum=0.0):
-        if not SECONDS_RE.fullmatch(str(text)) or float(text) < minimum:
-            raise CommandError(
-                f"{option}: must be a number of seconds, e.g. 1 or 0.5; got {text!r}."
-            )
-        return float(text)

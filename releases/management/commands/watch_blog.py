@@ -10,7 +10,6 @@ be had: unreachable after its retries, or not a feed. Then the catalog is unchan
 """
 
 import logging
-import re
 import urllib.parse
 
 from django.conf import settings
@@ -19,11 +18,9 @@ from django.core.management.base import CommandError
 from releases.importing import watch
 from releases.management.base import CatalogCommand
 
-SECONDS_RE = re.compile(r"[0-9]{1,4}(\.[0-9]{1,3})?")
-WHOLE_NUMBER_RE = re.compile(r"[0-9]{1,4}")
-
 
 class Command(CatalogCommand):
+    NUMBER_DIGITS = 4
     help = (
         "Read the blog's feed (BLOG_FEED_URL) and import, as drafts, the releases it announces "
         "that the catalog does not hold."
@@ -73,17 +70,3 @@ class Command(CatalogCommand):
         if run.failed:
             raise CommandError(run.summary())
         self.stdout.write(run.summary())
-
-    @staticmethod
-    def number(option, text):
-        if not WHOLE_NUMBER_RE.fullmatch(str(text)) or int(text) < 1:
-            raise CommandError(f"{option}: must be a whole number from 1; got {text!r}.")
-        return int(text)
-
-    @staticmethod
-    def seconds(option, text, minimum=0.0):
-        if not SECONDS_RE.fullmatch(str(text)) or float(text) < minimum:
-            raise CommandError(
-                f"{option}: must be a number of seconds, e.g. 1 or 0.5; got {text!r}."
-            )
-        return float(text)
