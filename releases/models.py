@@ -15,7 +15,7 @@ from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils import timezone
 
-from releases import text, versions, writes
+from releases import labels, text, versions, writes
 from releases.classification import STABILITY_RANKS, FeatureKind, Stability
 from releases.managers import (
     AreaAliasManager,
@@ -91,6 +91,11 @@ NEWEST_FIRST = ("-version_key",)
 # Positions are small integers on every database: PostgreSQL's smallint, checked on SQLite too.
 MAX_POSITION = 32767
 FEATURES_NEWEST_FIRST = ("-release_version_key", "position")
+
+
+def search_column(help_text):
+    """A column search compares, derived by ``prepare_save`` (releases.text.searchable)."""
+    return models.TextField(blank=True, default="", editable=False, help_text=help_text)
 
 
 def history(*derived):
@@ -357,11 +362,8 @@ class Track(Timestamped):
         help_text="The capability this one is the next API generation of (FSDP2 succeeds FSDP): "
         "a successor is a track of its own, not a demotion of its predecessor.",
     )
-    search_text = models.TextField(
-        blank=True,
-        default="",
-        editable=False,
-        help_text="Name and description as search compares them (releases.text.fold).",
+    search_text = search_column(
+        "Name and description as search compares them (releases.text.searchable)."
     )
 
     objects = TrackManager()
@@ -385,7 +387,7 @@ class Track(Timestamped):
         return reverse("page-track", kwargs={"slug": self.slug})
 
     def prepare_save(self):
-        self.search_text = text.fold_all(self.name, self.description)
+        self.search_text = text.searchable(self.name, self.description)
 
     def natural_key(self):
         return (self.slug,)
@@ -480,11 +482,11 @@ class Feature(Timestamped, FromPost):
         "re-import can tell an editor's change from the post's.",
     )
 
-    search_text = models.TextField(
-        blank=True,
-        default="",
-        editable=False,
-        help_text="Title and summary as search compares them (releases.text.fold).",
+    search_text = search_column(
+        "Title and summary as search compares them (releases.text.searchable)."
+    )
+    title_search = search_column(
+        "The title as search compares it: a search ranks title matches first."
     )
     # With FromPost's post and section: where the importer read the feature.
     source_line = models.PositiveIntegerField(
@@ -496,7 +498,7 @@ class Feature(Timestamped, FromPost):
     )
 
     objects = FeatureManager()
-    derived_fields = ("release_version_key", "search_text")
+    derived_fields = ("release_version_key", "search_text", "title_search")
     history = history(*derived_fields, "stability_rank")
 
     class Meta:
@@ -556,7 +558,8 @@ class Feature(Timestamped, FromPost):
 
     def prepare_save(self):
         self.release_version_key = self.release.version_key
-        self.search_text = text.fold_all(self.title, self.summary)
+        self.search_text = text.searchable(self.title, self.summary)
+        self.title_search = text.searchable(self.title)
         if self.track_id is None:
             track = self._meta.get_field("track").get_cached_value(self, default=None)
             self.track = track if track is not None and track.pk else Track.objects.create_for(self)
@@ -620,7 +623,18 @@ class Link(Timestamped):
         null=True, blank=True, editable=False, help_text="When the current run of failures began."
     )
 
+    shown_label = models.CharField(
+        max_length=200,
+        blank=True,
+        default="",
+        editable=False,
+        help_text="The label as pages show it: the post's, or where the link leads when the "
+        "post's says nothing of it (releases.labels).",
+    )
+    search_text = search_column("The label, and the label shown, as search compares them.")
+
     objects = LinkManager()
+    derived_fields = ("shown_label", "search_text")
     check_fields = (
         "status",
         "http_status",
@@ -629,7 +643,7 @@ class Link(Timestamped):
         "consecutive_failures",
         "first_failure_at",
     )
-    history = history(*check_fields)
+    history = history(*check_fields, *derived_fields)
 
     class Meta:
         ordering = ["feature", "position"]
@@ -675,6 +689,10 @@ class Link(Timestamped):
             for name in self.check_fields:
                 field = self._meta.get_field(name)
                 setattr(self, name, field.get_default())
+        self.shown_label = labels.shown_label(
+            self.label, self.url, self.get_kind_display(), self.kind == LinkKind.OTHER
+        )
+        self.search_text = text.searchable(self.label, self.shown_label)
 
     def natural_key(self):
         return (*self.feature.natural_key(), self.label, self.url)

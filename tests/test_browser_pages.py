@@ -19,6 +19,8 @@ PAGES = [
     ("matrix", "/matrix/"),
     ("compare", "/compare/?from=1.7&to=1.9"),
     ("features", "/features/?stability=beta"),
+    ("search", "/features/?search=profiling"),
+    ("tracks-search", "/tracks/?search=profil"),
     ("not-found", "/releases/7.7/"),
 ]
 WIDTHS = {"phone": 390, "desktop": 1280}
@@ -139,8 +141,10 @@ def test_the_home_chart_draws_the_apis_counts(live_full_catalog, browsing):
     assert len(drawn) == 27
 
 
-FULL_SIZE_PAGES = [
+FITTING_PAGES = [
     "/features/?stability=beta",
+    "/features/?search=deprecated",
+    "/releases/2.0/state/?search=compile",
     "/releases/2.14/",
     "/releases/2.8/",
     "/tracks/flexattention/",
@@ -156,7 +160,7 @@ def test_every_page_fits_a_phone_and_a_desktop_at_full_size(live_full_catalog, b
     """With every release loaded, the longest names and the most facets: nothing scrolls
     sideways but the tables and timelines that scroll in their own boxes."""
     browsing.page.set_viewport_size({"width": WIDTHS[screen], "height": 900})
-    for path in FULL_SIZE_PAGES:
+    for path in FITTING_PAGES:
         response = browsing.page.goto(f"{live_full_catalog.url}{path}")
         assert response.status == 200, path
         width = browsing.page.evaluate("document.documentElement.scrollWidth")

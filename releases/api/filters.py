@@ -16,16 +16,14 @@ import re
 
 import django_filters
 from django import forms
-from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
-from django.db import connections
-from django.db.models import Count, OuterRef, Q, Subquery
+from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, Subquery, Value, When
 from django.db.models.functions import Lower
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework.exceptions import ValidationError
 
-from releases import memory, versions
+from releases import memory, text, versions
 from releases.api.params import CONTROL, whole_number_error
 from releases.managers import version_bound
 from releases.models import (
@@ -40,7 +38,7 @@ from releases.models import (
     Track,
 )
 from releases.stats import stuck_track_ids
-from releases.text import fold
+from releases.text import folded_words, words
 
 NO_STABILITY = "none"
 ISO_DATE_RE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
@@ -185,11 +183,6 @@ class BoundedDateTimeField(StrictField):
             return dt.datetime.fromisoformat(value).astimezone(dt.UTC)
         except ValueError:
             raise forms.ValidationError(f"'{value}' is not a time of the calendar.") from None
-
-
-def words(text):
-    """The words of a search: what spaces (U+0020) separate."""
-    return [word for word in (text or "").split(" ") if word]
 
 
 class SearchField(StrictField):
@@ -383,33 +376,29 @@ class StrictBooleanFilter(Declared, django_filters.Filter):
     field_class = StrictBooleanField
 
 
-def folded_words(text):
-    """
-    The words of a search as search compares them: each folded (releases.text.fold), so that
-    ``ｆｆｔ`` is ``fft``; a word that folds to nothing (a lone soft hyphen) is no word. Words
-    are still what U+0020 separates: a word whose folding holds a space (a no-break space
-    folds to one) is looked for as a phrase, so a search never has more than its 10 words.
-    """
-    return [folded for folded in (fold(word) for word in words(text)) if folded]
-
-
 @extend_schema_field(OpenApiTypes.STR)
 class SearchFilter(Declared, django_filters.Filter):
     """
-    Every word must appear in one of ``search_fields`` (parts of words too). The query is
-    folded (releases.text.fold); with ``folded``, the fields hold folded text too (a column
-    ``prepare_save`` derives), compared exactly, so that case, compatibility forms, soft
-    hyphens and zero-width characters make no difference on any database; otherwise they
-    are compared case-insensitively, as the database does. On PostgreSQL, with ``ranked_by``,
-    the best matches come first: full-text rank over those fields (stemmed, so "profiling"
-    finds "profiler"), then the usual order.
+    Every word must appear in one of ``search_fields``. The query is folded
+    (releases.text.fold). With ``folded``, the fields hold what ``releases.text.searchable``
+    derives (a column ``prepare_save`` writes): a word matches when it is part of the folded
+    text (parts of words too, so "attention" finds FlexAttention) or when its stems are part of
+    the text's stems (so "deprecated" finds "deprecation"), the same on every database;
+    otherwise fields are compared case-insensitively, as the database does.
+
+    A field across a relation (``links__search_text``) counts its published rows only, each
+    word through one ``EXISTS``: a draft's words find nothing, and no row is repeated.
+
+    With ``ranked_by`` (fields, most telling first), the best matches come first: each word
+    scores by the first of those fields it matches in (a title's word outweighs any number of
+    summary words), then the usual order.
     """
 
     field_class = SearchField
 
     def __init__(self, *args, search_fields, folded=False, ranked_by=(), **kwargs):
         self.search_fields = search_fields
-        self.lookup = "contains" if folded else "icontains"
+        self.folded = folded
         self.ranked_by = ranked_by
         super().__init__(*args, **kwargs)
 
@@ -417,32 +406,49 @@ class SearchFilter(Declared, django_filters.Filter):
         terms = folded_words(value)
         if not terms:
             return qs
-        matches_every_word = Q(
+        qs = qs.filter(
             *(
-                Q(
-                    *(Q(**{f"{name}__{self.lookup}": term}) for name in self.search_fields),
-                    _connector=Q.OR,
-                )
-                for term in terms
+                Q(*(self.matches(qs, n, t) for n in self.search_fields), _connector=Q.OR)
+                for t in terms
             )
         )
-        if self.ranked_by and connections[qs.db].vendor == "postgresql":
-            return self.ranked_filter(qs, " ".join(terms), matches_every_word)
-        qs = qs.filter(matches_every_word)
-        # Matching across a to-many relation can repeat a row.
-        return qs.distinct() if any("__" in name for name in self.search_fields) else qs
-
-    def ranked_filter(self, qs, value, matches_every_word):
-        # The first field (a title) weighs more than the rest.
-        first, *rest = self.ranked_by
-        vector = SearchVector(first, weight="A", config="english")
-        if rest:
-            vector += SearchVector(*rest, weight="B", config="english")
-        query = SearchQuery(value, search_type="websearch", config="english")
+        if not self.ranked_by:
+            return qs
         ordering = qs.query.order_by or qs.model._meta.ordering
-        qs = qs.annotate(search_document=vector, search_rank=SearchRank(vector, query))
-        return qs.filter(Q(search_document=query) | matches_every_word).order_by(
-            "-search_rank", *ordering
+        return qs.annotate(search_rank=self.rank(qs, terms)).order_by("-search_rank", *ordering)
+
+    def matches(self, qs, name, term):
+        """Where the one word ``term`` is found in the field ``name``, as a Q."""
+        relation, _, rest = name.partition("__")
+        if rest:  # across a relation: its published rows that match, if any
+            field = qs.model._meta.get_field(relation)
+            related = field.related_model.objects.published().filter(
+                self.matches(field.related_model.objects.all(), rest, term),
+                **{field.field.name: OuterRef("pk")},
+            )
+            return Q(Exists(related))
+        if not self.folded:
+            return Q(**{f"{name}__icontains": term})
+        plain, roots = text.query_terms(term)
+        found = Q(**{f"{name}__contains": plain})
+        return found | Q(**{f"{name}__contains": roots}) if roots else found
+
+    def rank(self, qs, terms):
+        """Each word's score (the heaviest field it matches in), summed over the words."""
+        weights = [2**place for place in reversed(range(len(self.ranked_by)))]
+        return sum(
+            (
+                Case(
+                    *(
+                        When(self.matches(qs, name, term), then=Value(weight))
+                        for name, weight in zip(self.ranked_by, weights, strict=True)
+                    ),
+                    default=Value(0),
+                    output_field=IntegerField(),
+                )
+                for term in terms
+            ),
+            start=Value(0),
         )
 
 
@@ -624,12 +630,13 @@ class FeatureFilterSet(CatalogFilterSet):
     track = TrackFilter(field_name="track__slug", help_text="A track's slug (see /api/tracks/).")
     updated_since = updated_since_filter()
     search = SearchFilter(
-        search_fields=["search_text"],
+        search_fields=["search_text", "links__search_text"],
         folded=True,
-        ranked_by=["title", "summary"],
-        help_text="Words that must all appear in the title or summary (on PostgreSQL, best "
-        "matches first, and other forms of a word match too: profiling finds profiler). "
-        + FOLDING_HELP,
+        ranked_by=["title_search", "search_text", "links__search_text"],
+        help_text="Words that must all appear in the title, the summary or a link's label, "
+        "best matches first (title, then summary, then links). Other forms of a word match "
+        "too (deprecated finds deprecation, compiling finds compile), and so do parts of "
+        "words (attention finds FlexAttention). " + FOLDING_HELP,
     )
     facets = ChoiceListFilter(
         method="filter_facets",
@@ -746,7 +753,8 @@ def track_search():
         search_fields=["search_text", "features__search_text"],
         folded=True,
         help_text="Words that must all appear in the name or description, or in the title or "
-        "summary of one of its features. " + FOLDING_HELP,
+        "summary of one of its published features; other forms of a word match too "
+        "(deprecated finds deprecation). " + FOLDING_HELP,
     )
 
 

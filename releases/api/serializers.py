@@ -79,10 +79,25 @@ class LinkSerializer(serializers.ModelSerializer):
     final_url = BlankAsNullURLField(
         allow_null=True, help_text="Where the last check's redirects ended; null without any."
     )
+    shown_label = serializers.CharField(
+        read_only=True,
+        help_text="The label as the pages show it: `label`, or where the link leads when the "
+        "post's label says nothing of it (Link, RFC, #96296, a bare URL): RFC #39675, "
+        "Pull request #174813, Documentation.",
+    )
 
     class Meta:
         model = Link
-        fields = ["kind", "label", "url", "is_missing", "status", "checked_at", "final_url"]
+        fields = [
+            "kind",
+            "label",
+            "shown_label",
+            "url",
+            "is_missing",
+            "status",
+            "checked_at",
+            "final_url",
+        ]
 
 
 class LinkListSerializer(LinkSerializer):
@@ -96,6 +111,7 @@ class LinkListSerializer(LinkSerializer):
             "feature",
             "kind",
             "label",
+            "shown_label",
             "url",
             "is_missing",
             "position",

@@ -316,6 +316,7 @@ def state(request, version):
             "area": request.GET.get("area", ""),
             "stability": request.GET.get("stability", ""),
             "stages": STAGE_COLUMNS,
+            "search": request.GET.get("search", ""),
             "query": query.urlencode(),
             "api_url": api_url("state-list", {**query.dict(), "version": release.version}),
         },
@@ -330,6 +331,7 @@ def track_list(request):
         "pages/track_list.html",
         {
             "tracks": api_list(request, TrackViewSet),
+            "search": request.GET.get("search", ""),
             "query": other_pages(request).urlencode(),
             "api_url": api_url("track-list", request.GET),
         },
