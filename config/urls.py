@@ -29,7 +29,7 @@ urlpatterns = [
 ]
 
 # JSON errors under /api/ and /feeds/, like the API's own; Django's pages elsewhere.
-handler400 = "releases.api.views.bad_request"
-handler404 = "releases.api.views.not_found"
+handler400 = "releases.web.errors.bad_request"
+handler404 = "releases.web.errors.not_found"
 # A database that cannot be reached is a 503 with Retry-After, not a bare 500.
 handler500 = "releases.web.unavailable.server_error"

@@ -32,7 +32,7 @@ def let_go(response):
         return
     context.pop("response", None)
     if "view" in context:
-        vars(context["view"]).clear()
+        adapters.break_view_cycles(context["view"])
     parser_context = getattr(context.get("request"), "parser_context", None)
     if parser_context:
         parser_context.clear()
@@ -48,10 +48,7 @@ def letting_go(filterset):
     try:
         yield filterset
     finally:
-        for filter_ in filterset.filters.values():
-            vars(filter_).clear()
-        vars(filterset.form).clear()
-        vars(filterset).clear()
+        adapters.break_filterset_cycles(filterset)
 
 
 def without_traceback(error):

@@ -245,3 +245,58 @@ def test_dropping_what_was_prefetched_breaks_the_cycle_it_made(release):
         assert watched() is None  # freed by reference counting, the collector off
     finally:
         gc.enable()
+
+
+def filtered_filterset():
+    from django.http import QueryDict
+
+    from releases.queries.filtersets import FeatureFilterSet
+
+    filterset = FeatureFilterSet(
+        QueryDict("stability=beta&has_missing_links=true"), queryset=Feature.objects.for_api()
+    )
+    assert filterset.is_valid()
+    str(filterset.form["stability"])  # a bound field, as a page's form draws it
+    filterset.qs  # noqa: B018 - filtering is what leaves the cycles
+    return filterset
+
+
+@pytest.mark.django_db
+def test_a_shared_copy_of_a_filter_binds_its_method_to_the_copy():
+    from releases.queries.filtersets import FeatureFilterSet
+
+    declared = FeatureFilterSet.base_filters["has_missing_links"]
+    copied = adapters.shared_filter_copy(declared)
+    assert copied is not declared and copied.extra is declared.extra  # the declaration, shared
+    assert copied.filter.f is copied  # django-filter's FilterMethod, bound to the copy
+    assert FeatureFilterSet().filters["has_missing_links"].filter.f is not declared
+
+
+@pytest.mark.django_db
+def test_the_cycles_a_filterset_leaves_are_where_the_adapter_breaks_them():
+    filterset = filtered_filterset()
+    for filter_ in filterset.filters.values():
+        assert filter_.parent is filterset and "parent" in adapters.FILTER_CYCLES
+        if filter_.method is not None:  # a method bound to the filter itself
+            assert vars(filter_)["filter"].f is filter_ and "filter" in adapters.FILTER_CYCLES
+    form = filterset.form
+    assert set(adapters.FORM_CYCLES) <= set(vars(form))
+    assert set(adapters.FILTERSET_CYCLES) <= set(vars(filterset))
+    adapters.break_filterset_cycles(filterset)
+    assert not set(adapters.FILTERSET_CYCLES) & set(vars(filterset))
+    assert not set(adapters.FORM_CYCLES) & set(vars(form))
+
+
+@pytest.mark.django_db
+def test_the_cycles_a_viewset_leaves_are_where_the_adapter_breaks_them():
+    from releases.api.views import FeatureViewSet
+
+    request = RequestFactory().get("/api/features/")
+    request.catalog_revision = None
+    response = FeatureViewSet.as_view({"get": "list"})(request)
+    response.render()
+    view = response.renderer_context["view"]
+    assert {"get", *adapters.VIEW_CYCLES} <= set(vars(view))
+    assert view.get.__self__ is view and view.response is response
+    adapters.break_view_cycles(view)
+    assert not {"get", *adapters.VIEW_CYCLES} & set(vars(view))

@@ -109,6 +109,7 @@ def test_feature_items_have_their_contract(api):
             {
                 "kind": "documentation",
                 "label": "Documentation",
+                "shown_label": "Documentation",
                 "url": None,
                 "is_missing": True,
                 "status": "unchecked",

@@ -1,6 +1,8 @@
 """
 The layout the README's "Where things are" describes, held: no import cycles among the
-project's modules (imports inside functions count), and the core never imports a surface.
+project's modules (imports inside functions count); the surfaces that answer requests (api,
+pages, admin, web) import none of one another; the services they use (importing, links) import
+no surface; the query layer (queries) imports neither; and the core imports none of them.
 """
 
 import ast
@@ -10,6 +12,9 @@ from django.conf import settings
 
 RELEASES = Path(settings.BASE_DIR) / "releases"
 SURFACES = ("api", "pages", "admin", "web", "importing", "links", "management")
+ANSWERING = ("api", "pages", "admin", "web")  # surfaces that answer requests
+SERVICES = ("importing", "links")  # what the surfaces use
+QUERY_LAYER = ("queries",)  # beneath every surface
 
 
 def modules():
@@ -87,3 +92,57 @@ def test_a_cycle_is_found_where_there_is_one():
     edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycle_from("a", edges) == ["a", "b", "c", "a"]
     assert cycle_from("d", edges) is None
+
+
+def package(name):
+    """The package of the app a module is in ("api" for releases.api.views), or None (core)."""
+    parts = name.split(".")
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and is_package(name)) else None
+
+
+def is_package(name):
+    return (RELEASES.parent / name.replace(".", "/") / "__init__.py").exists()
+
+
+def crossings(sources, targets):
+    """{module: [modules it imports]} where a module of ``sources`` imports one of ``targets``."""
+    edges = graph()
+    found = {}
+    for name, imported in edges.items():
+        source = package(name)
+        if source in sources:
+            wrong = sorted(
+                target
+                for target in imported
+                if package(target) in targets and package(target) != source
+            )
+            if wrong:
+                found[name] = wrong
+    return found
+
+
+def test_no_surface_that_answers_requests_imports_another():
+    assert crossings(ANSWERING, ANSWERING) == {}
+
+
+def test_no_service_imports_a_surface():
+    assert crossings(SERVICES, ANSWERING) == {}
+
+
+def test_the_query_layer_imports_no_surface_and_no_service():
+    assert crossings(QUERY_LAYER, ANSWERING + SERVICES) == {}
+
+
+def test_the_core_imports_no_surface_service_or_query_layer():
+    edges = graph()
+    core = [name for name in edges if package(name) is None]
+    assert "releases.models" in core and "releases.canonical" in core
+    above = set(SURFACES + QUERY_LAYER + ("templatetags",))
+    wrong = {name: sorted(t for t in edges[name] if package(t) in above) for name in core}
+    assert {name: targets for name, targets in wrong.items() if targets} == {}
+
+
+def test_the_crossing_rule_sees_a_crossing():
+    assert package("releases.api.views") == "api" and package("releases.models") is None
+    assert package("releases.queries") == "queries"
+    assert crossings(("pages",), ("queries",))  # the pages do read through the query layer

@@ -1,5 +1,5 @@
 """
-Each query parameter is declared once, in its FilterSet (releases.api.filters), and the rest
+Each query parameter is declared once, in its FilterSet (releases.queries.filtersets), and the rest
 follows from that declaration: the schema, which parameters may repeat, the facets, the
 count a list keeps, and which paths answer as the API (read from the URLconf).
 """
@@ -12,8 +12,10 @@ from django.urls import include, path
 
 from config.urls import urlpatterns as product_urlpatterns
 from releases.api import views
-from releases.api.filters import MULTI_VALUED, FeatureFilterSet, StateFilterSet
-from releases.api.pagination import CachedCountPaginator, StrictPageNumberPagination
+from releases.api.pagination import StrictPageNumberPagination
+from releases.queries.filtersets import FeatureFilterSet, StateFilterSet
+from releases.queries.pagination import CachedCountPaginator
+from releases.queries.reading import MULTI_VALUED
 from releases.web import surfaces
 
 # The catalog's URLconf with the API elsewhere, for test_the_api_prefix_follows_the_urlconf.

@@ -16,9 +16,9 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 from simple_history.admin import SimpleHistoryAdmin
 
+from releases import outage
 from releases.admin.forms import VersionedAdminMixin, VersionedForm
 from releases.history import field_rows
-from releases.web import unavailable
 
 
 class CatalogAdmin(VersionedAdminMixin, SimpleHistoryAdmin):
@@ -37,10 +37,10 @@ class CatalogAdmin(VersionedAdminMixin, SimpleHistoryAdmin):
         """
         try:
             return super().changeform_view(request, object_id, form_url, extra_context)
-        except unavailable.DATABASE_AWAY as error:
+        except outage.DATABASE_AWAY as error:
             if request.method != "POST":
                 raise
-            request.database_refused = unavailable.refused(error)
+            request.database_refused = outage.refused(error)
             return super().changeform_view(request, object_id, form_url, extra_context)
 
     def get_form(self, request, obj=None, change=False, **kwargs):

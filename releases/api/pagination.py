@@ -1,66 +1,32 @@
 """
-Page-number pagination that answers a malformed ``page`` or ``page_size`` with a 400, and
-counts each filtered list once per catalog revision: every page of a filter, in every
-process, shares one exact count (releases.revision.cached_count).
-
-DRF pages through ``django_paginator_class``; ``CachedCountPaginator`` is Django's Paginator
-with that count. What it pages through is a ``Rows``: the rows of a list (its queryset, or
-the ``.values()`` a list builds its items from), the queryset to count, and the name its
-count is kept under (``count_name``: the path and the filters, not the presentation).
+The API's pagination: DRF's page-number pagination over the query layer's rules
+(releases.queries.pagination): the same page size and page checks as the pages, and Django's
+Paginator with the cached count (``django_paginator_class``, DRF's seam).
 """
 
 from urllib.parse import urlencode
 
-from django.core.paginator import Paginator
-from django.utils.functional import cached_property
-from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
 
-from releases import revision
-from releases.api.filters import PRESENTATION, WholeNumberField
-from releases.api.params import ASCII_WHOLE_NUMBER, whole_number
-
-MAX_PAGE = 10**9  # far past any last page; a larger number is no page at all
-
-
-class Rows:
-    """
-    What the paginator pages through: slices of ``rows`` (``queryset`` itself, or the
-    ``.values()`` that a list builds its items from), each a list, and the count of
-    ``queryset`` as it is (counting the values would keep the joins their related fields
-    add, at twice the cost), kept under ``name`` as of revision ``token`` when a name is given.
-    """
-
-    def __init__(self, queryset, rows=None, *, name=None, token=None):
-        self.queryset = queryset
-        self.rows = queryset if rows is None else rows
-        self.name, self.token = name, token
-
-    def __getitem__(self, index):
-        return list(self.rows[index])
-
-
-class CachedCountPaginator(Paginator):
-    """Django's Paginator, counting a named ``Rows`` once per catalog revision."""
-
-    @cached_property
-    def count(self):
-        rows = self.object_list
-        if getattr(rows, "name", None) is None:
-            return super().count
-        return revision.cached_count(rows.name, rows.queryset.count, rows.token)
+from releases.queries.fields import WholeNumberField
+from releases.queries.pagination import (
+    MAX_PAGE,
+    MAX_PAGE_SIZE,
+    CachedCountPaginator,
+    Rows,
+    check_page,
+    count_name,
+    page_size,
+)
 
 
 class StrictPageNumberPagination(PageNumberPagination):
     django_paginator_class = CachedCountPaginator
     page_size_query_param = "page_size"
-    max_page_size = 100
+    max_page_size = MAX_PAGE_SIZE
 
     def get_page_size(self, request):
-        raw = request.query_params.get(self.page_size_query_param)
-        if raw is None:
-            return self.page_size
-        return whole_number(raw, self.page_size_query_param, 1, self.max_page_size)
+        return page_size(request.query_params, self.page_size, self.max_page_size)
 
     def get_page_number(self, request, paginator):
         self.validate(request)
@@ -68,7 +34,7 @@ class StrictPageNumberPagination(PageNumberPagination):
 
     def paginate_queryset(self, queryset, request, view=None):
         rows = queryset if isinstance(queryset, Rows) else Rows(queryset)
-        rows.name = count_name(request)
+        rows.name = count_name(request.path, request.query_params)
         rows.token = getattr(request, "catalog_revision", None)
         return super().paginate_queryset(rows, request, view)
 
@@ -78,16 +44,7 @@ class StrictPageNumberPagination(PageNumberPagination):
         is paged (CSV).
         """
         page_size = self.get_page_size(request)
-        raw = request.query_params.get(self.page_query_param)
-        if raw is not None and raw != "last":
-            if not ASCII_WHOLE_NUMBER.match(raw) or not 1 <= int(raw) <= MAX_PAGE:
-                raise ValidationError(
-                    {
-                        self.page_query_param: [
-                            f"Must be a whole number from 1, or 'last'; got {raw!r}."
-                        ]
-                    }
-                )
+        check_page(request.query_params)
         return page_size
 
     def get_next_link(self):
@@ -134,13 +91,3 @@ class StrictPageNumberPagination(PageNumberPagination):
                 **page_size,
             },
         ]
-
-
-def count_name(request):
-    """What a list's count depends on: its path and its filters, however they are spelled."""
-    filters = sorted(
-        (name, ",".join(values))  # release=1.8&release=1.9 is release=1.8,1.9
-        for name, values in request.query_params.lists()
-        if name not in PRESENTATION
-    )
-    return f"{request.path}?{filters!r}"

@@ -3,7 +3,7 @@ The OpenAPI schema, made to say exactly what the API accepts and answers.
 
 drf-spectacular describes the views, and each query parameter from its one declaration: a
 FilterSet's filters through drf-spectacular's django-filter support (``CatalogFilterExtension``
-reads what each field states of itself: releases.api.filters, ``openapi()``), a form's fields
+reads what each field states of itself: releases.queries.fields, ``openapi()``), a form's fields
 through ``form_parameters``, ``page`` and ``page_size`` from the paginator. This hook
 (SPECTACULAR_SETTINGS' POSTPROCESSING_HOOKS) then adds what holds for every parameter (none
 may be empty), a list's ``format``, and every response an operation can give: 200, 304, 400
@@ -16,7 +16,7 @@ from drf_spectacular.contrib.django_filters import DjangoFilterExtension
 from drf_spectacular.plumbing import build_parameter_type
 from drf_spectacular.utils import OpenApiParameter
 
-from releases.api.filters import FACET_FIELDS
+from releases.queries.filtersets import FACET_FIELDS
 
 
 def described(filter_):

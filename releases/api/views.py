@@ -2,16 +2,13 @@
 The public, read-only API.
 
 Views stay thin: QuerySets say what to read, FilterSets how to narrow it (and which
-parameters there are: releases.api.filters), the paginator how to page and count it.
+parameters there are: releases.queries), the paginator how to page and count it.
 """
 
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.http import JsonResponse
 from django.urls import reverse
-from django.views.defaults import bad_request as django_bad_request
-from django.views.defaults import page_not_found
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework import mixins, routers, viewsets
@@ -20,24 +17,8 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from releases import public_log, stats, versions
+from releases import canonical, public_log, stats, versions
 from releases.api.exports import CSVRenderer, built, csv_response, serialized
-from releases.api.filters import (
-    AreaFilterSet,
-    ChangesForm,
-    CompareForm,
-    FeatureFilterSet,
-    GraduationFilterSet,
-    LinkFilterSet,
-    ReleaseFilterSet,
-    ReleaseStatsFilterSet,
-    StateFilterSet,
-    TrackFilterSet,
-    feature_facets,
-    reject_bad_query,
-    values_of,
-)
-from releases.api.pagination import Rows
 from releases.api.schema import form_parameters
 from releases.api.serializers import (
     AreaSerializer,
@@ -54,10 +35,20 @@ from releases.api.serializers import (
     feature_items,
     feature_values,
 )
-from releases.models import Area, Feature, Link, Release, Track
+from releases.models import Area, Link, Release, Track
+from releases.queries import lists
+from releases.queries.facets import feature_facets
+from releases.queries.fields import values_of
+from releases.queries.filtersets import (
+    AreaFilterSet,
+    GraduationFilterSet,
+    LinkFilterSet,
+    ReleaseStatsFilterSet,
+)
+from releases.queries.forms import ChangesForm, CompareForm
+from releases.queries.pagination import Rows
+from releases.queries.params import reject_bad_query
 from releases.tracks import upgrade_between
-from releases.web import canonical
-from releases.web.surfaces import answers_as_api
 
 
 class CSVListMixin:
@@ -108,12 +99,12 @@ class ReleaseViewSet(CSVListMixin, viewsets.ReadOnlyModelViewSet):
 
     lookup_field = "version"
     lookup_value_regex = r"[^/]+"
-    filterset_class = ReleaseFilterSet
+    filterset_class = lists.RELEASES.filterset
 
     def get_queryset(self):
         if self.action == "retrieve":
             return Release.objects.for_api_detail()
-        return Release.objects.for_api()
+        return lists.RELEASES.queryset()
 
     def get_serializer_class(self):
         return ReleaseDetailSerializer if self.action == "retrieve" else ReleaseSerializer
@@ -151,9 +142,9 @@ class FeatureViewSet(CSVListMixin, mixins.ListModelMixin, viewsets.GenericViewSe
         # The list's own items (values rows, a links query a chunk): 100,000 in seconds.
         return built(feature_values(queryset), feature_items)
 
-    queryset = Feature.objects.for_api()
+    queryset = lists.FEATURES.queryset()
     serializer_class = FeatureSerializer  # the contract; items are built from values rows
-    filterset_class = FeatureFilterSet
+    filterset_class = lists.FEATURES.filterset
 
     def list(self, request, *args, **kwargs):
         if self.wants_csv(request):
@@ -196,14 +187,13 @@ class TrackViewSet(CSVListMixin, viewsets.ReadOnlyModelViewSet):
 
     lookup_field = "slug"
     serializer_class = TrackSerializer
-    filterset_class = TrackFilterSet
+    filterset_class = lists.TRACKS.filterset
     csv_name = "tracks"
 
     def get_queryset(self):
         if self.action == "retrieve":
             return Track.objects.for_api()
-        # TrackFilterSet applies for_api() itself, with its as_of.
-        return Track.objects.all()
+        return lists.TRACKS.queryset()
 
 
 class StateViewSet(CSVListMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
@@ -215,9 +205,8 @@ class StateViewSet(CSVListMixin, mixins.ListModelMixin, viewsets.GenericViewSet)
 
     csv_name = "state"
     serializer_class = StateSerializer
-    filterset_class = StateFilterSet
-    # StateFilterSet applies for_api() itself, with its version.
-    queryset = Track.objects.all()
+    filterset_class = lists.STATE.filterset
+    queryset = lists.STATE.queryset()
 
 
 class ReleaseStatsViewSet(CSVListMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
@@ -352,20 +341,3 @@ class DocsView(JSONErrorsMixin, SpectacularSwaggerView):
         response.data["csrf_token"] = ""
         del response["Cross-Origin-Opener-Policy"]
         return response
-
-
-def public_error(default):
-    """An error handler: JSON where the API's own errors are (answers_as_api); else Django's."""
-
-    def handler(request, exception=None, **kwargs):
-        if answers_as_api(request.path):
-            detail = "Not found." if default is page_not_found else "Bad request."
-            status = 404 if default is page_not_found else 400
-            return JsonResponse({"detail": detail}, status=status)
-        return default(request, exception)
-
-    return handler
-
-
-not_found = public_error(page_not_found)
-bad_request = public_error(django_bad_request)

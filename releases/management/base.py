@@ -8,7 +8,7 @@ import re
 
 from django.core.management.base import BaseCommand, CommandError
 
-from releases.web import unavailable
+from releases import outage
 
 SECONDS_RE = re.compile(r"[0-9]{1,4}(\.[0-9]{1,3})?")
 
@@ -20,10 +20,9 @@ class CatalogCommand(BaseCommand):
     def execute(self, *args, **options):
         try:
             return super().execute(*args, **options)
-        except unavailable.DATABASE_AWAY as error:
+        except outage.DATABASE_AWAY as error:
             raise CommandError(
-                f"the database refused the work ({unavailable.one_line(error)}); nothing was "
-                "written"
+                f"the database refused the work ({outage.one_line(error)}); nothing was written"
             ) from None
 
     @classmethod

@@ -5,11 +5,11 @@ Each page reads through the same QuerySets as the API, in a bounded number of qu
 the API URL that gives the same data and its feed, and never shows a draft. Unknown versions
 and slugs are 404 pages in the same design.
 
-A page's query is checked by the API's own code, so a page takes the parameters of the API
-URL it links to (but ``format``: a page is HTML), and refuses what the API refuses with a 400
-page naming each parameter: a list page goes through its viewset's queryset, filter backend
-and paginator (``api_list``), the compare page through the API's form, and a page that takes
-no parameter refuses every one. The empty fields a page's form sends mean "any".
+A page's query is read by the query layer beneath the API (releases.queries), so a page takes
+the parameters of the API URL it links to (but ``format``: a page is HTML), and refuses what
+the API refuses with a 400 page naming each parameter: a list page reads its list
+(releases.queries.lists) as the API does, the compare page through the same form, and a page
+that takes no parameter refuses every one. The empty fields a page's form sends mean "any".
 """
 
 import functools
@@ -22,22 +22,9 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.safestring import mark_safe
-from rest_framework.exceptions import NotFound, ValidationError
-from rest_framework.request import Request
+from rest_framework.exceptions import ValidationError
 
-from releases import memory, provenance, schemes, stats, versions
-from releases.api.filters import (
-    FACET_FIELDS,
-    NO_STABILITY,
-    CompareForm,
-    GraduationFilterSet,
-    StrictFilterBackend,
-    feature_facets,
-    reject_bad_query,
-    values_of,
-)
-from releases.api.params import without_empty
-from releases.api.views import FeatureViewSet, ReleaseViewSet, StateViewSet, TrackViewSet
+from releases import canonical, memory, provenance, schemes, stats, versions
 from releases.classification import StageChange, stage_change
 from releases.links.fixes import archived_url
 from releases.models import (
@@ -50,8 +37,13 @@ from releases.models import (
     Track,
 )
 from releases.pages import badges, charts, timeline
+from releases.queries import lists
+from releases.queries.facets import feature_facets
+from releases.queries.fields import NO_STABILITY, values_of
+from releases.queries.filtersets import FACET_FIELDS, GraduationFilterSet
+from releases.queries.forms import CompareForm
+from releases.queries.params import reject_bad_query, without_empty
 from releases.tracks import upgrade_between
-from releases.web import canonical
 
 STAGES = Stability.choices
 # The matrix shows every track on one page (its queries do not grow with the page); a catalog
@@ -91,31 +83,20 @@ def checks_query(view):
     return page
 
 
-class PageFilterBackend(StrictFilterBackend):
-    """The API's filter backend, for pages: the same parameters but ``format``."""
-
-    ALWAYS_ALLOWED = frozenset()
-
-
-def api_list(request, viewset, prepare=None, page_size=None):
+def read(request, listing, query=None, **kwargs):
     """
-    The page of the API list that ``viewset`` serves which this page's query asks for, read
-    through the API's own code: the viewset's queryset (what is public), its filter backend
-    (the FilterSet; a 400 for a malformed value or a parameter the list does not know) and its
-    paginator (``page`` and ``page_size`` checked, ``page=last``, a page past the last a 404,
-    the count cached per revision). ``prepare`` shapes the filtered queryset for the page;
-    ``page_size`` is the page's own default size (``page_size`` in the query still wins).
+    The page of ``listing`` (releases.queries.lists) this page's query asks for, read as the
+    API reads it: a 400 for a malformed value or a parameter the list does not know, ``page``
+    and ``page_size`` checked, a page past the last a 404, the count cached per revision.
+    ``query`` stands for the request's where the page adds to it; ``prepare`` shapes the
+    filtered queryset for the page; ``size`` is the page's own default page size.
     """
-    api_request = Request(request)
-    view = viewset(action="list", request=api_request, format_kwarg=None, args=(), kwargs={})
-    if page_size is not None:
-        view.paginator.page_size = page_size
-    queryset = PageFilterBackend().filter_queryset(api_request, view.get_queryset(), view)
-    try:
-        view.paginate_queryset(prepare(queryset) if prepare else queryset)
-    except NotFound as error:
-        raise Http404(str(error.detail)) from None
-    return view.paginator.page
+    return listing.read(
+        request.GET if query is None else query,
+        path=request.path,
+        token=getattr(request, "catalog_revision", None),
+        **kwargs,
+    )
 
 
 def takes_no_query(request):
@@ -188,7 +169,7 @@ def release_list(request):
         request,
         "pages/release_list.html",
         {
-            "releases": api_list(request, ReleaseViewSet),
+            "releases": read(request, lists.RELEASES),
             "query": other_pages(request).urlencode(),
             "api_url": api_url("release-list", request.GET),
         },
@@ -281,13 +262,14 @@ def state(request, version):
     if "version" in request.GET:
         raise ValidationError({"version": ["The version is in the path: leave it out."]})
     query = other_pages(request)
-    request.GET = request.GET.copy()
-    request.GET["version"] = release.version
-    page = api_list(
+    state_query = request.GET.copy()
+    state_query["version"] = release.version
+    page = read(
         request,
-        StateViewSet,
-        lambda qs: qs.order_by(Lower("area__name"), Lower("name"), "pk"),
-        page_size=STATE_PAGE_SIZE,
+        lists.STATE,
+        state_query,
+        prepare=lambda qs: qs.order_by(Lower("area__name"), Lower("name"), "pk"),
+        size=STATE_PAGE_SIZE,
     )
     groups = []
     for standing in stats.standings(page, positions={}):
@@ -330,7 +312,7 @@ def track_list(request):
         request,
         "pages/track_list.html",
         {
-            "tracks": api_list(request, TrackViewSet),
+            "tracks": read(request, lists.TRACKS),
             "search": request.GET.get("search", ""),
             "query": other_pages(request).urlencode(),
             "api_url": api_url("track-list", request.GET),
@@ -445,11 +427,11 @@ def matrix(request):
     drawn as a table, with its filters (area, stability, first_release, as_of, promoted_in,
     search). Every track is on one page, up to MATRIX_PAGE_SIZE.
     """
-    tracks = api_list(
+    tracks = read(
         request,
-        TrackViewSet,
-        lambda qs: qs.order_by(Lower("area__name"), Lower("name"), "pk"),
-        page_size=MATRIX_PAGE_SIZE,
+        lists.TRACKS,
+        prepare=lambda qs: qs.order_by(Lower("area__name"), Lower("name"), "pk"),
+        size=MATRIX_PAGE_SIZE,
     )
     releases = list(Release.objects.published().oldest_first())
     groups = []
@@ -518,7 +500,7 @@ def compare_page(request):
 @checks_query
 def feature_list(request):
     """/api/features/ as a form, with how many features each choice would give."""
-    page = api_list(request, FeatureViewSet, lambda qs: qs.select_related("release", "area"))
+    page = read(request, lists.FEATURES, prepare=lambda qs: qs.select_related("release", "area"))
     # Read as the API's FilterSet reads a query: a choice's repeats (the form's checkboxes) joined.
     facets = feature_facets(request.GET, list(FACET_FIELDS))
     chosen = {name: set(values_of(request.GET, name)) for name in FACET_FIELDS}

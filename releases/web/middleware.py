@@ -7,7 +7,7 @@ For every request under /api/, /feeds/ and /badges/ (and the public pages), in t
    (404: it names nothing);
 2. throttle clients by address in fixed windows, counted with one operation a request in a
    store every process shares (releases.web.throttle), OPTIONS and HEAD like GET;
-3. refuse a query that breaks the rule every endpoint follows (releases.api.params): a 400 that
+3. refuse a query that breaks the rule every endpoint follows (releases.queries.params): a 400 that
    names each parameter;
 4. answer OPTIONS without rendering a page;
 5. answer a conditional request whose ETag or Last-Modified still holds with a 304;
@@ -37,8 +37,8 @@ from django.utils.cache import get_conditional_response, patch_cache_control, pa
 from django.utils.http import http_date
 
 from releases import memory, revision
-from releases.api import params
-from releases.api.filters import MULTI_VALUED
+from releases.queries import params
+from releases.queries.reading import MULTI_VALUED
 from releases.web.surfaces import answers_as_api, is_page
 from releases.web.throttle import Throttle, counters
 

@@ -12,38 +12,21 @@ past its timeout, read-only, out of disk) from a bug, which stays a 500.
 import logging
 import sys
 
-from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 from django.views.defaults import server_error as django_server_error
 
+from releases.outage import database_away, one_line
 from releases.web.surfaces import answers_as_api
 
 logger = logging.getLogger("releases.unavailable")
 
 RETRY_AFTER_SECONDS = 30
-DATABASE_AWAY = (OperationalError, InterfaceError)
 DETAIL = "The catalog's database cannot be reached just now; try again in a little while."
 PLAIN_PAGE = (
     '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Unavailable for a '
     f"moment</title></head><body><h1>Unavailable for a moment</h1><p>{DETAIL}</p></body></html>"
 )
-
-
-def database_away(error):
-    return isinstance(error, DATABASE_AWAY)
-
-
-def one_line(error):
-    return " ".join(str(error).split())[:200] or type(error).__name__
-
-
-def refused(error):
-    """What an editor is told of a save the database refused: nothing was written."""
-    return (
-        f"Not saved: the database refused the change ({one_line(error)}). Nothing was "
-        "written; what you entered is below, to save again once the database takes writes."
-    )
 
 
 def unavailable(request):
@@ -70,7 +53,7 @@ def server_error(request, *args, **kwargs):
         logger.warning(
             "the database is unavailable (%s: %s): %s %s answered 503",
             type(error).__name__,
-            " ".join(str(error).split())[:200],
+            one_line(error),
             request.method,
             request.path,
         )
