@@ -6,6 +6,10 @@ appearances. Plain choices and functions: models, QuerySets and pages all read t
 
 from django.db import models
 
+# "No stage", where a word must stand for it (a query value, a JSON key, a CSS class, a badge):
+# a feature without a stage stores "" (releases.models.Feature.stability).
+NO_STAGE = "none"
+
 
 class Stability(models.TextChoices):
     """

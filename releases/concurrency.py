@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.utils import timezone
 
-from releases.writes import DELETED
+from releases.actions import DELETED
 
 
 @dataclass

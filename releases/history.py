@@ -10,20 +10,11 @@ keys it and its references had at that moment.
 from django.db import transaction
 from django.db.models import Exists, OuterRef
 
-from releases.models import Area, AreaAlias, Feature, Link, Release, StageClaim, Track
-from releases.writes import CREATED, DELETED, UPDATED
+from releases import actions
+from releases.actions import DELETED
+from releases.models import Area, Feature, Link, Release, Track
 
-# The catalog's recorded models, by the names the desk and the change log give them.
-TYPES = {
-    "area": Area,
-    "alias": AreaAlias,
-    "track": Track,
-    "release": Release,
-    "feature": Feature,
-    "link": Link,
-    "claim": StageClaim,
-}
-ACTIONS = {CREATED: "created", UPDATED: "updated", DELETED: "deleted"}
+ACTIONS = actions.WORDS  # the desk reads them from here
 
 # --- compare and recover ---------------------------------------------------------------------
 

@@ -4,17 +4,7 @@ what it refers to, read for many objects in a few queries. The history (``writes
 and the public change log (``public_log``) publishes them.
 """
 
-# The foreign keys each model's history keeps the natural keys of: what a mirror needs to
-# rebuild the object elsewhere.
-REFERENCES = {
-    "AreaAlias": ("area",),
-    "Track": ("area", "succeeds"),
-    "Feature": ("release", "area", "track"),
-    "Link": ("feature",),
-    "StageClaim": ("release", "feature", "track"),
-}
-# What a model's own natural key reads through.
-KEY_PATHS = {"Feature": ("release",), "Link": ("feature",), "StageClaim": ("release",)}
+from releases.declarations import declared
 
 BATCH = 500  # ids per IN (...) list: well inside every database's limit on parameters
 
@@ -35,8 +25,9 @@ def fetch(model, ids, using):
 
 def describe(model, objects, using):
     """(natural key, {reference: natural key}) of each object as of now, in a few queries."""
-    references = REFERENCES.get(model.__name__, ())
-    prime(model, objects, set(references) | set(KEY_PATHS.get(model.__name__, ())), using)
+    public = declared(model)
+    references = public.references if public else ()
+    prime(model, objects, set(references) | set(public.key_path if public else ()), using)
     return [
         (
             list(obj.natural_key()),
@@ -62,6 +53,6 @@ def prime(model, objects, names, using):
                 field.set_cached_value(obj, found[getattr(obj, field.attname)])
         related = [getattr(obj, name) for obj in objects]
         related = [obj for obj in related if obj is not None]  # an optional reference
-        inner = set(KEY_PATHS.get(related_model.__name__, ()))
+        inner = set(declared(related_model).key_path if declared(related_model) else ())
         if inner:
             prime(related_model, related, inner, using)

@@ -11,6 +11,7 @@ catalog's own filing, not corrections of the post.
 from dataclasses import dataclass
 from datetime import datetime
 
+from releases import actions
 from releases.models import Feature, StageSource
 
 POST_FIELDS = ("title", "stability")
@@ -88,7 +89,7 @@ def mark_edits(features):
         imported = feature.imported_values
         for name in names:
             kind, date, who = since.get((feature.pk, name), ("", None, ""))
-            if kind == "+":
+            if kind == actions.CREATED:
                 # Created with the corrected value (loaded from fixtures, say): the history
                 # does not know who corrected it, or when.
                 who, date = "", None

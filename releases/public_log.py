@@ -30,25 +30,23 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.utils import timezone
 
+from releases import actions
+from releases.declarations import public_models, type_of
 from releases.keys import BATCH, batches, describe
 
-# The log's types, in the order a mirror creates them: what others refer to first.
-TYPE_MODELS = {
-    "area": "Area",
-    "alias": "AreaAlias",
-    "track": "Track",
-    "release": "Release",
-    "feature": "Feature",
-    "link": "Link",
-    "claim": "StageClaim",
-}
-TYPES = list(TYPE_MODELS)
-TYPE_OF = {model_name: name for name, model_name in TYPE_MODELS.items()}
-CREATED, UPDATED, DELETED = "created", "updated", "deleted"
+# The actions of the log, as words (releases.actions, the one spelling).
+CREATED, UPDATED, DELETED = (
+    actions.WORDS[a] for a in (actions.CREATED, actions.UPDATED, actions.DELETED)
+)
+
+
+def types():
+    """The log's types, in the order a mirror creates them (releases.declarations)."""
+    return list(public_models())
 
 
 def catalog_model(name):
-    return apps.get_model("releases", TYPE_MODELS[name])
+    return public_models()[name]
 
 
 def log_model(name):
@@ -66,7 +64,7 @@ def follow(writes, using, when):
     """
     reached = defaultdict(set)
     for model, rows, before in writes:
-        kind = TYPE_OF.get(model.__name__)
+        kind = type_of(model)
         if kind is not None and rows:
             reach(kind, rows, before or {}, reached, using)
     if reached:
@@ -178,7 +176,7 @@ def announce(reached, using, when):
     """Compare the public state of the ``reached`` objects with the log's; log differences."""
     PublicObject, PublicChange = log_model("PublicObject"), log_model("PublicChange")
     removals, additions = [], []
-    for kind in TYPES:
+    for kind in types():
         ids = reached.get(kind)
         if not ids:
             continue
@@ -196,7 +194,8 @@ def announce(reached, using, when):
     if not (removals or additions):
         return
     head(using)  # numbered in commit order: see the module's docstring
-    removals.sort(key=lambda change: -TYPES.index(change[0]))
+    order = types()
+    removals.sort(key=lambda change: -order.index(change[0]))
     entries, created, updated, gone = [], [], [], []
     for kind, object_id, _, known in removals:
         entries.append(
@@ -256,7 +255,7 @@ def catch_up(using="default"):
     """
     reached = {
         kind: set(catalog_model(kind)._base_manager.using(using).values_list("pk", flat=True))
-        for kind in TYPES
+        for kind in types()
     }
     with transaction.atomic(using=using):
         announce(reached, using, timezone.now())

@@ -7,9 +7,9 @@ record. (A deleted feature comes back with the links deleted along with it:
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from releases.actions import DELETED
 from releases.history import CannotRecover, latest_records
 from releases.models import AreaAlias, Link
-from releases.writes import DELETED
 
 # What each recoverable model hangs from: it comes back only while that still exists.
 PARENTS = {Link: "feature", AreaAlias: "area"}

@@ -13,9 +13,9 @@ uninterrupted run of that stage (torch.fft: beta in 1.7, stable in 1.8 and after
 
 from django.db.models import Count, Q
 
+from releases.classification import NO_STAGE
 from releases.models import Release, Stability, Track
 
-NO_STAGE = "none"
 # The counts each release has, one for each stage and one for features given none.
 STAGE_KEYS = [*Stability.values, NO_STAGE]
 PRE_STABLE = {Stability.PROTOTYPE, Stability.BETA, Stability.UNSTABLE}

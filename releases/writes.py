@@ -29,9 +29,8 @@ from django.utils import timezone
 from simple_history.models import HistoricalRecords
 
 from releases import adapters, public_log, revision
+from releases.actions import CREATED, DELETED, UPDATED
 from releases.keys import BATCH, batches, describe, fetch
-
-CREATED, UPDATED, DELETED = "+", "~", "-"
 
 
 class CatalogHistory(HistoricalRecords):
@@ -306,7 +305,7 @@ def write_deletion(target, using):
     doomed, run = adapters.deletion(target, using)
     doomed = {model: objects for model, objects in doomed.items() if is_catalog(model)}
     for model, objects in doomed.items():
-        let_go(model, objects, using)
+        unlink_set_null(model, objects, using)
     # Described before they go: the deletion clears their primary keys, and what they
     # referred to may go with them.
     when = timezone.now()
@@ -323,7 +322,7 @@ def write_deletion(target, using):
     return result
 
 
-def let_go(model, objects, using):
+def unlink_set_null(model, objects, using):
     """
     What refers to ``objects`` with ``on_delete=SET_NULL`` lets go of them through this write
     path, recorded like any update, before they go (Django's own SET NULL would not be).

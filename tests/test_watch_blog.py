@@ -20,7 +20,7 @@ from django.db import connections
 from django.urls import reverse
 from django.utils import timezone
 
-from releases.importing import watch
+from releases.importing import feed, watch
 from releases.models import BlogAnnouncement, BlogFeed, Feature, Release
 
 pytestmark = pytest.mark.django_db
@@ -319,12 +319,12 @@ def test_an_html_article_of_the_new_blog_becomes_a_draft_too(stand_in):
 
 
 def test_titles_that_announce_a_release():
-    assert watch.release_version("PyTorch 2.15 Release Blog") == "2.15"
-    assert watch.release_version("PyTorch 2.15 Release") == "2.15"
-    assert watch.release_version("PyTorch 2.1.2 released, with fixes") == "2.1.2"
-    assert watch.release_version("New Library Updates in PyTorch 2.15") is None
-    assert watch.release_version("Accelerating lenses with PyTorch 2.15") is None
-    assert watch.release_version("PyTorch 2.15 now includes lenses") is None
+    assert feed.release_version("PyTorch 2.15 Release Blog") == "2.15"
+    assert feed.release_version("PyTorch 2.15 Release") == "2.15"
+    assert feed.release_version("PyTorch 2.1.2 released, with fixes") == "2.1.2"
+    assert feed.release_version("New Library Updates in PyTorch 2.15") is None
+    assert feed.release_version("Accelerating lenses with PyTorch 2.15") is None
+    assert feed.release_version("PyTorch 2.15 now includes lenses") is None
 
 
 # --- idempotent and conditional ------------------------------------------------------------------

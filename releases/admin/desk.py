@@ -13,7 +13,9 @@ from django.conf import settings
 from django.urls import reverse
 
 from releases import history, publishing
+from releases.actions import DELETED
 from releases.admin import linkdesk
+from releases.declarations import public_models
 from releases.importing.areas import UNFILED_AREA
 from releases.models import (
     Area,
@@ -24,7 +26,6 @@ from releases.models import (
     Release,
     StageClaim,
 )
-from releases.writes import DELETED
 
 
 @dataclass
@@ -152,7 +153,7 @@ def named(record):
 def recent_changes(limit=12):
     """The latest changes to the catalog, newest first: one query per kind of object."""
     streams = []
-    for model in history.TYPES.values():
+    for model in public_models().values():
         records = model.history.select_related("history_user").order_by(
             "-history_date", "-history_id"
         )[:limit]

@@ -20,7 +20,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from releases import concurrency, history, recovery, tracks, writes
+from releases import actions, concurrency, history, recovery, tracks, writes
 from releases.admin.forms import URL_FIELDS, MergeIntoTrackForm, VersionedAdminMixin
 from releases.admin.history import CatalogAdmin
 from releases.importing.areas import UNFILED_AREA
@@ -346,7 +346,7 @@ class FeatureAdmin(CatalogAdmin):
                 columns=("Feature", "Release"),
                 button="Recover with its links",
                 records=history.deleted_features(),
-                deleted=Feature.history.filter(history_type="-"),
+                deleted=Feature.history.filter(history_type=actions.DELETED),
                 may_recover=user.has_perms(["releases.add_feature", "releases.add_link"]),
                 name=lambda record: record.title,
                 context=lambda record: record.history_key[0],

@@ -10,6 +10,7 @@ from rest_framework import serializers
 
 from releases import public_log
 from releases.api.rows import RowShape
+from releases.classification import NO_STAGE
 from releases.models import Area, Feature, Link, LinkStatus, Release, Stability, StageSource, Track
 from releases.stats import Standing
 
@@ -320,7 +321,7 @@ class StageChangeSerializer(TrackSummarySerializer):
 class ChangeSerializer(serializers.Serializer):
     """One entry of the change log a mirror replays, oldest first."""
 
-    type = serializers.ChoiceField(choices=public_log.TYPES)
+    type = serializers.ChoiceField(choices=public_log.types())
     action = serializers.ChoiceField(choices=["created", "updated", "deleted"])
     key = serializers.ListField(
         child=serializers.JSONField(), help_text="The object's natural key after the change."
@@ -473,6 +474,6 @@ class ReleaseStatsSerializer(serializers.ModelSerializer):
             "beta",
             "prototype",
             "unstable",
-            "none",
+            NO_STAGE,
             "feature_count",
         ]

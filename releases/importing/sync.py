@@ -13,14 +13,19 @@ writes them in one short transaction, through the catalog's write path, recorded
 ``import_post`` and the post's file. A plan that changes nothing writes nothing.
 """
 
-from dataclasses import dataclass, field
-
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, Max
 
 from releases import writes
 from releases.importing.areas import AreaResolver
+from releases.importing.differences import (
+    differences,
+    fingerprint,
+    imported_values,
+)
+from releases.importing.report import (
+    ImportReport,
+)
 from releases.models import (
     MAX_POSITION,
     ClaimStatus,
@@ -50,108 +55,6 @@ class ImportProblem(Exception):
     def __init__(self, message, line=None):
         super().__init__(message)
         self.message, self.line = message, line
-
-
-@dataclass
-class ImportReport:
-    version: str
-    release_created: bool = False
-    published: bool = False
-    published_now: bool = False
-    dated: object = None
-    created: list = field(default_factory=list)
-    updated: list = field(default_factory=list)
-    unchanged: list = field(default_factory=list)
-    awaiting_approval: list = field(default_factory=list)
-    kept: list = field(default_factory=list)
-    not_in_post: list = field(default_factory=list)
-    links: int = 0
-    links_created: int = 0
-    missing_links: int = 0
-    new_areas: list = field(default_factory=list)
-    release_changes: list = field(default_factory=list)
-    left_out: list = field(default_factory=list)
-    claims: int = 0  # stage claims in the post's prose
-    claims_created: list = field(default_factory=list)
-    claims_to_review: int = 0  # of those created, the ones an editor must decide
-    sources_recorded: int = 0  # features, links and claims whose provenance was (re)written
-
-    @property
-    def changed_anything(self):
-        return bool(
-            self.release_created
-            or self.release_changes
-            or self.created
-            or self.updated
-            or self.links_created
-            or self.claims_created
-            or self.sources_recorded
-        )
-
-    @property
-    def sections(self):
-        """The report's lists, titled, for a page to show as tables."""
-        return [
-            ("Features to create", self.created),
-            ("Features to change", self.updated),
-            ("New features that will await approval", self.awaiting_approval),
-            ("Stage claims found in the prose", self.claims_created),
-            ("Editors' changes kept (the post says otherwise)", self.kept),
-            ("Links left out", self.left_out),
-            ("New areas for editors to review", self.new_areas),
-            ("In the catalog but not in the post (left as they are)", self.not_in_post),
-        ]
-
-    def lines(self):
-        if self.release_created:
-            state = "created (published)" if self.published else "created (draft)"
-        elif self.published_now:
-            state = "existing, published now"
-        else:
-            state = f"existing ({'published' if self.published else 'draft'})"
-        lines = [f"Release {self.version}: {state}"]
-        if self.dated:
-            lines.append(f"Release date: {self.dated.isoformat()}")
-        if self.release_changes and not self.release_created:
-            lines.append(
-                f"Release fields filled in from the post: {', '.join(self.release_changes)}"
-            )
-        lines += [
-            f"Features: {len(self.created)} created, {len(self.updated)} updated, "
-            f"{len(self.unchanged)} unchanged",
-            f"Links: {self.links} in the post, {self.links_created} created, "
-            f"{self.missing_links} missing (no URL yet)",
-        ]
-        if self.sources_recorded:
-            lines.append(
-                f"Sources recorded (post, section, line): {self.sources_recorded} features, "
-                "links or claims already held"
-            )
-        lines += [f"  + {item}" for item in self.created]
-        lines += [f"  ~ {item}" for item in self.updated]
-        if self.claims:
-            lines.append(
-                f"Stage claims in the prose: {self.claims} found, {len(self.claims_created)} "
-                f"new, {self.claims_to_review} awaiting an editor's review"
-            )
-            lines += [f"  * {item}" for item in self.claims_created]
-        if self.awaiting_approval:
-            lines.append(
-                f"{len(self.awaiting_approval)} new feature(s) await an editor's approval: the "
-                "release is already published, so they stay out of the public API until then"
-            )
-        if self.left_out:
-            lines.append(f"Links left out ({len(self.left_out)}; the rest of the post imports):")
-            lines += [f"  ! {item}" for item in self.left_out]
-        if self.new_areas:
-            lines.append(f"New areas for editors to review: {', '.join(self.new_areas)}")
-        if self.kept:
-            lines.append("Kept editors' changes (the post says otherwise):")
-            lines += [f"  = {item}" for item in self.kept]
-        if self.not_in_post:
-            lines.append("In the catalog but not in the post (left as they are):")
-            lines += [f"  ? {item}" for item in self.not_in_post]
-        return lines
 
 
 def validate(obj, line, exclude=()):
@@ -568,105 +471,3 @@ class Plan:
             if claim.feature is not None and claim.track_id is None:
                 claim.track = claim.feature.track
         StageClaim.objects.bulk_create(self.new_claims)
-
-
-def fingerprint(release):
-    """What an editor's save would change about a release and its features and links."""
-    if release is None or release.pk is None:
-        return None
-    features = Feature.objects.filter(release=release).aggregate(
-        count=Count("pk"), latest=Max("updated_at")
-    )
-    links = Link.objects.filter(feature__release=release).aggregate(
-        count=Count("pk"), latest=Max("updated_at")
-    )
-    stamp = Release.objects.filter(pk=release.pk).values_list("updated_at", flat=True).first()
-    return (stamp, features["count"], features["latest"], links["count"], links["latest"])
-
-
-def imported_values(parsed_feature, area):
-    return {
-        "title": parsed_feature.title[:200],
-        "stability": parsed_feature.stability or "",
-        "stage_source": parsed_feature.stage_source or "",
-        "stage_label": parsed_feature.stage_label[:40],
-        "kind": parsed_feature.kind or FeatureKind.FEATURE,
-        "area": area.slug,
-        "position": parsed_feature.position,
-    }
-
-
-def differences(parsed, release):
-    """Every difference between a post and the release in the catalog, as lines of text."""
-    if release is None:
-        return [f"release {parsed.version}: in the post, not in the catalog"]
-    areas = AreaResolver()
-    differences = []
-    catalog = {
-        feature.slug: feature
-        for feature in release.features.select_related("area").prefetch_related("links")
-    }
-    for parsed_feature in parsed.features:
-        slug = parsed_feature.slug
-        feature = catalog.pop(slug, None)
-        if feature is None:
-            differences.append(
-                f"{slug}: in the post (line {parsed_feature.line}), not in the catalog"
-            )
-            continue
-        stability = parsed_feature.stability or ""
-        # A stage from an accepted claim is the post's own prose speaking, not a difference.
-        if feature.stability != stability and feature.stage_source != StageSource.CLAIM:
-            differences.append(
-                f"{slug}: stability '{feature.stability or 'none'}' in the catalog, "
-                f"'{stability or 'none'}' in the post"
-            )
-        for name, label in (("stage_label", "stage label"), ("kind", "kind")):
-            catalog_value, post_value = getattr(feature, name), getattr(parsed_feature, name)
-            # An accepted claim's stage label is the editor's reading of the prose.
-            by_claim = name == "stage_label" and feature.stage_source == StageSource.CLAIM
-            if catalog_value != post_value and not by_claim:
-                differences.append(
-                    f"{slug}: {label} '{catalog_value or 'none'}' in the catalog, "
-                    f"'{post_value or 'none'}' in the post"
-                )
-        area = areas.find(parsed_feature.area)
-        if area is None:
-            differences.append(
-                f"{slug}: the post's heading '{parsed_feature.area}' matches no area"
-            )
-        elif area.pk != feature.area_id:
-            differences.append(
-                f"{slug}: area '{feature.area.slug}' in the catalog, '{area.slug}' in the post"
-            )
-        links = list(feature.links.all())
-        catalog_urls = {link.url for link in links if link.url}
-        post_urls = {link.url for link in parsed_feature.links if link.url}
-        for url in sorted(post_urls - catalog_urls):
-            differences.append(f"{slug}: link {url} in the post, not in the catalog")
-        for url in sorted(catalog_urls - post_urls):
-            differences.append(f"{slug}: link {url} in the catalog, not in the post")
-        catalog_missing = {link.label.lower() for link in links if not link.url}
-        post_missing = {link.label.lower() for link in parsed_feature.links if not link.url}
-        for label in sorted(post_missing - catalog_missing):
-            differences.append(f"{slug}: missing link '{label}' in the post, not in the catalog")
-        for label in sorted(catalog_missing - post_missing):
-            differences.append(f"{slug}: missing link '{label}' in the catalog, not in the post")
-    for slug in sorted(catalog):
-        if catalog[slug].stage_source != StageSource.CLAIM:
-            differences.append(f"{slug}: in the catalog, not in the post")
-    post_claims = {(claim.line, claim.subject[:200]): claim.stability for claim in parsed.claims}
-    catalog_claims = {
-        (claim.line, claim.subject): claim.stability for claim in release.stage_claims.all()
-    }
-    for line, subject in sorted(post_claims.keys() - catalog_claims.keys()):
-        differences.append(f"claim on line {line} '{subject}': in the post, not in the catalog")
-    for line, subject in sorted(catalog_claims.keys() - post_claims.keys()):
-        differences.append(f"claim on line {line} '{subject}': in the catalog, not in the post")
-    for key in sorted(post_claims.keys() & catalog_claims.keys()):
-        if post_claims[key] != catalog_claims[key]:
-            differences.append(
-                f"claim on line {key[0]} '{key[1]}': '{catalog_claims[key]}' in the catalog, "
-                f"'{post_claims[key]}' in the post"
-            )
-    return differences

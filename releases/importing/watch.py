@@ -27,7 +27,6 @@ site: a feed cannot send the watch to fetch addresses elsewhere.
 """
 
 import datetime as dt
-import io
 import logging
 import os
 import re
@@ -37,7 +36,6 @@ import time
 import urllib.parse
 from dataclasses import dataclass, field
 
-import feedparser
 import httpx
 from django.db import transaction
 from django.db.models import Q
@@ -46,9 +44,12 @@ from django.utils import timezone
 from releases import versions
 from releases.importing import download, sync
 from releases.importing.download import DownloadError, text_of
-from releases.importing.folder import announces_release
+from releases.importing.feed import (
+    FeedError,
+    read_feed,
+    same_site,
+)
 from releases.importing.parse import MAX_POST_BYTES, PostError, parse_post
-from releases.importing.parse.reading import version_from_title
 from releases.models import BlogAnnouncement, BlogFeed, Release
 
 logger = logging.getLogger(__name__)
@@ -90,10 +91,6 @@ class FetchError(Exception):
 
 class Refused(Exception):
     """The importer's no: the post cannot be imported as it is (its reason, in one line)."""
-
-
-class FeedError(Exception):
-    """The feed answered with something that is not an RSS or Atom feed."""
 
 
 @dataclass(frozen=True)
@@ -163,78 +160,6 @@ def retry_after(value):
 
 
 # --- the feed ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Entry:
-    """A post the feed lists. ``version`` is set when its title announces a release."""
-
-    url: str
-    title: str
-    version: str | None
-    published_date: dt.date | None
-
-
-def read_feed(body, *, url, content_type=""):
-    """
-    The feed's posts, from an RSS or Atom document; FeedError for anything else (an HTML page,
-    a truncated or malformed document, an empty answer). Relative links resolve against ``url``.
-    """
-    if not body.strip():
-        raise FeedError("the answer is empty")
-    # A stream, never bytes or text: feedparser takes a string for a file name or a URL to open.
-    parsed = feedparser.parse(
-        io.BytesIO(body),
-        response_headers={"content-location": url, "content-type": content_type or "text/xml"},
-        sanitize_html=False,
-    )
-    if not parsed.get("version"):
-        raise FeedError(f"not RSS or Atom ({content_type})" if content_type else "not RSS or Atom")
-    problem = parsed.get("bozo_exception")
-    if problem is not None and not is_harmless(problem):
-        # A truncated or broken document: what feedparser still makes of it may lack posts.
-        line = problem.getLineNumber() if hasattr(problem, "getLineNumber") else None
-        message = problem.getMessage() if hasattr(problem, "getMessage") else str(problem)
-        where = f" (line {line})" if line else ""
-        raise FeedError(f"not well-formed XML: {message}{where}")
-    entries = []
-    for item in parsed.entries:
-        link = urllib.parse.urljoin(url, str(item.get("link") or "").strip())
-        title = " ".join(str(item.get("title") or "").split())
-        # Posts the watch could neither download nor store (an address of over 500 characters).
-        if not title or urllib.parse.urlsplit(link).scheme not in ("http", "https"):
-            continue
-        if len(link) > BlogAnnouncement._meta.get_field("url").max_length:
-            continue
-        entries.append(Entry(link, title, release_version(title), published_date(item)))
-    return entries
-
-
-def is_harmless(problem):
-    """feedparser's notes about a document it read all the same (a charset it corrected)."""
-    return isinstance(problem, feedparser.ThingsNobodyCaresAboutButMe) and not isinstance(
-        problem, feedparser.CharacterEncodingUnknown
-    )
-
-
-def release_version(title):
-    """The version a post's title announces ("PyTorch 2.15 Release Blog"), else None."""
-    if not announces_release(title):
-        return None
-    try:
-        return version_from_title(title)
-    except versions.InvalidVersion:
-        return None
-
-
-def published_date(item):
-    stamp = item.get("published_parsed") or item.get("updated_parsed")
-    return dt.date(*stamp[:3]) if stamp else None
-
-
-def same_site(url, feed_url):
-    """Whether ``url`` is on the feed's own host (the only one posts are downloaded from)."""
-    return urllib.parse.urlsplit(url).hostname == urllib.parse.urlsplit(feed_url).hostname
 
 
 # --- a run ---------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ so that no font of the stack can make it overflow. No Django here.
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
+from releases.classification import NO_STAGE
 from releases.pages.fontmetrics import FONT_FAMILY, FONT_SIZE, text_width
 
 # The site's stage colours (site.css: --stable, --beta, --prototype, --unstable, --none), white
@@ -20,14 +21,14 @@ STAGE_COLOURS = {
     "beta": "#8a5a00",
     "prototype": "#6b3fa0",
     "unstable": "#0b5f8a",
-    "none": "#5a6170",
+    NO_STAGE: "#5a6170",
 }
 STAGE_WORDS = {
     "stable": "stable",
     "beta": "beta",
     "prototype": "prototype",
     "unstable": "unstable",
-    "none": "no stage",
+    NO_STAGE: "no stage",
 }
 LABEL_COLOUR = "#3c4250"
 UNKNOWN_COLOUR = "#767676"  # grey, with white text at 4.5:1
@@ -49,7 +50,7 @@ class Badge:
 
 def track_badge(name, stage, since):
     """The badge of a track named ``name`` at ``stage`` ("" for none) since version ``since``."""
-    stage = stage or "none"
+    stage = stage or NO_STAGE
     return Badge(name, f"{STAGE_WORDS[stage]} since {since}", STAGE_COLOURS[stage])
 
 

@@ -11,6 +11,8 @@ when they would not fit side by side.
 
 from dataclasses import dataclass
 
+from releases.classification import NO_STAGE
+
 # Top to bottom. API-Unstable (from 2.8) has a row of its own above beta: a step between it and
 # beta or prototype is a relabel, drawn as such (``relabelled`` steps), not a promotion.
 LEVELS = {"stable": 0, "unstable": 1, "beta": 2, "prototype": 3, "": 4}
@@ -82,7 +84,7 @@ def draw(versions, appearances, step=52, lead=1):
             x=x_of[version],
             y=TOP + ROW * LEVELS.get(stability or "", NONE_LEVEL),
             version=version,
-            stability=stability or "none",
+            stability=stability or NO_STAGE,
             label=LABELS.get(stability or "", "No stage"),
             title=title,
             from_claim=from_claim,
@@ -103,7 +105,7 @@ def draw(versions, appearances, step=52, lead=1):
         turned=turned,
         turn=-TURN,
         rows=[
-            (TOP + ROW * level, LABELS[stage], stage or "none") for stage, level in LEVELS.items()
+            (TOP + ROW * level, LABELS[stage], stage or NO_STAGE) for stage, level in LEVELS.items()
         ],
         marks=marks,
         steps=[(a.x, a.y, b.x, b.y, b.relabelled) for a, b in zip(marks, marks[1:], strict=False)],

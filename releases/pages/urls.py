@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from releases.pages import views
+from releases.pages import tracks, views
 from releases.pages.feeds import ReleaseFeed, TrackFeed
 from releases.pages.sitemaps import SITEMAPS
 
@@ -11,12 +11,12 @@ urlpatterns = [
     path("releases/", views.release_list, name="page-releases"),
     path("releases/<str:version>/", views.release_detail, name="page-release"),
     path("releases/<str:version>/state/", views.state, name="page-state"),
-    path("tracks/", views.track_list, name="page-tracks"),
-    path("tracks/<slug:slug>/", views.track_detail, name="page-track"),
-    path("matrix/", views.matrix, name="page-matrix"),
+    path("tracks/", tracks.track_list, name="page-tracks"),
+    path("tracks/<slug:slug>/", tracks.track_detail, name="page-track"),
+    path("matrix/", tracks.matrix, name="page-matrix"),
     path("compare/", views.compare_page, name="page-compare"),
     path("features/", views.feature_list, name="page-features"),
-    path("graduation/", views.graduation, name="page-graduation"),
+    path("graduation/", tracks.graduation, name="page-graduation"),
     path("stages/", views.stages, name="page-stages"),
     path("sitemap.xml", views.sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
     path("feeds/releases/", ReleaseFeed(), name="feed-releases"),
@@ -24,13 +24,13 @@ urlpatterns = [
     path(
         # Any name, not only a slug: a track nobody knows gets the grey "unknown" badge.
         "badges/tracks/<str:slug>.svg",
-        views.track_badge,
+        tracks.track_badge,
         {"kind": "svg"},
         name="badge-track-svg",
     ),
     path(
         "badges/tracks/<str:slug>.json",
-        views.track_badge,
+        tracks.track_badge,
         {"kind": "json"},
         name="badge-track-json",
     ),

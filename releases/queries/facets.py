@@ -6,8 +6,8 @@ with the other filters of the query applied.
 from django.db.models import Count
 
 from releases import memory
+from releases.classification import NO_STAGE
 from releases.models import Feature, Stability
-from releases.queries.fields import NO_STABILITY
 from releases.queries.filtersets import FACET_FIELDS, FeatureFilterSet
 from releases.queries.pagination import PRESENTATION
 
@@ -36,7 +36,7 @@ def feature_facets(params, wanted):
             counts = dict(features.values_list("stability").annotate(total=Count("pk")))
             result[name] = {stage: counts.get(stage, 0) for stage in Stability.values}
             if counts.get(""):
-                result[name][NO_STABILITY] = counts[""]
+                result[name][NO_STAGE] = counts[""]
         else:
             rows = features.values_list(FACET_FIELDS[name]).annotate(total=Count("pk"))
             result[name] = dict(sorted(rows))

@@ -14,7 +14,6 @@ from releases.models import Release, Track
 from releases.queries.params import CONTROL, whole_number_error
 from releases.text import words
 
-NO_STABILITY = "none"
 ISO_DATE_RE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
 DATETIME_RE = re.compile(
     r"^[1-8][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"

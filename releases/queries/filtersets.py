@@ -7,6 +7,7 @@ it names).
 from django.db.models import OuterRef, Subquery
 
 from releases import versions
+from releases.classification import NO_STAGE
 from releases.models import (
     Area,
     Feature,
@@ -18,7 +19,6 @@ from releases.models import (
     Stability,
     Track,
 )
-from releases.queries.fields import NO_STABILITY
 from releases.queries.filters import (
     CatalogFilterSet,
     ChoiceListFilter,
@@ -36,7 +36,7 @@ from releases.queries.filters import (
 )
 from releases.stats import stuck_track_ids
 
-STABILITY_VALUES = [*Stability.values, NO_STABILITY]
+STABILITY_VALUES = [*Stability.values, NO_STAGE]
 STABILITY_HELP = (
     "One of stable, beta, prototype, unstable (PyTorch's API-Unstable, from 2.8 on), none (no "
     "stability given), or several comma-separated: stability=beta,prototype."
@@ -98,7 +98,7 @@ class FeatureFilterSet(CatalogFilterSet):
         help_text="Features of releases at or before this version.",
     )
     stability = ChoiceListFilter(
-        allowed=STABILITY_VALUES, translate={NO_STABILITY: ""}, help_text=STABILITY_HELP
+        allowed=STABILITY_VALUES, translate={NO_STAGE: ""}, help_text=STABILITY_HELP
     )
     area = ChoiceListFilter(
         field_name="area__slug",
@@ -213,7 +213,7 @@ def stage_filter(help_text):
     return ChoiceListFilter(
         field_name="stage",
         allowed=STABILITY_VALUES,
-        translate={NO_STABILITY: ""},
+        translate={NO_STAGE: ""},
         help_text=help_text + STABILITY_HELP,
     )
 
@@ -323,7 +323,7 @@ class GraduationFilterSet(CatalogFilterSet):
     stability = ChoiceListFilter(
         field_name="stage",
         allowed=STABILITY_VALUES,
-        translate={NO_STABILITY: ""},
+        translate={NO_STAGE: ""},
         help_text="The current stage. " + STABILITY_HELP,
     )
     stuck_for = WholeNumberFilter(

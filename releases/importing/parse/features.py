@@ -63,7 +63,7 @@ DEPRECATION_RE = re.compile(
 )
 # The default stage of what a "Non-Feature Updates" section lists: none, but, unlike None,
 # it lets untagged bold items ("* **CUDA 13 by default**: ...") be entries of their own.
-NO_STAGE = Stage("")
+STAGELESS = Stage("")
 
 
 def kind_of(title):
@@ -222,7 +222,7 @@ class FeatureCollector:
         stability = tag or section_stability or default_stability
         lists_no_stage = tag is None and is_non_feature_updates(title)
         if lists_no_stage:
-            stability = NO_STAGE
+            stability = STAGELESS
         inline, _ = split_inline_features(section.blocks, stability)
         introduces_a_list = any(
             blocks[0].list_id and (tag is None or source == TAG) for _, _, source, blocks in inline

@@ -1,0 +1,77 @@
+"""
+The catalog's data: releases, the features they announce, the links that document them, the
+areas features are grouped in, and the tracks that follow one capability across releases.
+
+This package holds the schema and its rules (fields, constraints, natural keys). Read rules live
+on the QuerySets (``managers.py``); every write is stamped, recorded and published through one
+path (``writes.py``); operations on tracks live in ``tracks.py``.
+"""
+
+from releases.classification import FeatureKind, Stability  # read from here too
+from releases.models.base import (
+    FEATURES_NEWEST_FIRST,
+    MAX_POSITION,
+    NEWEST_FIRST,
+    ClaimStatus,
+    FromPost,
+    LinkKind,
+    LinkStatus,
+    StageSource,
+    Timestamped,
+    history,
+    search_column,
+    stability_rank_expression,
+    validate_version,
+)
+from releases.models.catalog import (
+    Area,
+    AreaAlias,
+    Release,
+    Track,
+)
+from releases.models.features import (
+    Feature,
+    Link,
+    StageClaim,
+)
+from releases.models.public import (
+    CatalogRevision,
+    PublicChange,
+    PublicLogHead,
+    PublicObject,
+)
+from releases.models.watching import (
+    BlogAnnouncement,
+    BlogFeed,
+)
+
+__all__ = [
+    "FeatureKind",
+    "Stability",
+    "StageSource",
+    "ClaimStatus",
+    "stability_rank_expression",
+    "LinkStatus",
+    "LinkKind",
+    "validate_version",
+    "NEWEST_FIRST",
+    "MAX_POSITION",
+    "FEATURES_NEWEST_FIRST",
+    "search_column",
+    "history",
+    "Timestamped",
+    "FromPost",
+    "Release",
+    "Area",
+    "AreaAlias",
+    "Track",
+    "Feature",
+    "Link",
+    "StageClaim",
+    "PublicObject",
+    "PublicChange",
+    "CatalogRevision",
+    "PublicLogHead",
+    "BlogFeed",
+    "BlogAnnouncement",
+]

@@ -1,0 +1,125 @@
+"""
+What ``watch_blog`` keeps of the blog's feed: the feed's state and each announcement found.
+"""
+
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from releases import versions
+from releases.models.base import (
+    validate_version,
+)
+from releases.models.catalog import (
+    Release,
+)
+
+
+class BlogFeed(models.Model):
+    """
+    The blog's feed as ``watch_blog`` last read it (releases/importing/watch.py): the
+    validators of its last answer, sent back on the next run so that an unchanged feed costs a
+    304; when a run last ended and what it said; and the lease that keeps two runs from
+    overlapping, on every host that shares the database.
+    """
+
+    url = models.URLField(max_length=500, help_text="The feed's address (BLOG_FEED_URL).")
+    etag = models.CharField(
+        max_length=500, blank=True, help_text="The ETag of the feed's last full answer."
+    )
+    last_modified = models.CharField(
+        max_length=100, blank=True, help_text="The Last-Modified of that answer, as it was sent."
+    )
+    checked_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a run last ended, whatever it found."
+    )
+    read_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the feed last answered (200 or 304)."
+    )
+    is_failing = models.BooleanField(
+        default=False, help_text="The last run failed: the feed or a post was out of reach."
+    )
+    outcome = models.CharField(max_length=500, blank=True, help_text="The last run's summary.")
+    lease_holder = models.CharField(
+        max_length=200, blank=True, help_text="The run under way: its host and process."
+    )
+    lease_expires_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the run under way loses the lease, if it stalls."
+    )
+
+    class Meta:
+        ordering = ["url"]
+        constraints = [models.UniqueConstraint(fields=["url"], name="blogfeed_unique_url")]
+
+    def __str__(self):
+        return self.url
+
+
+class BlogAnnouncement(models.Model):
+    """
+    A post of the blog's feed that announces a release, as ``watch_blog`` found it, and what
+    became of it: the release imported from it (or the release the catalog already held), or
+    why it is not imported yet. Observations, not editors' data: no history, no fixtures.
+    """
+
+    url = models.URLField(max_length=500, help_text="The post's address, as the feed links it.")
+    title = models.CharField(max_length=300, help_text="The post's title in the feed.")
+    version = models.CharField(
+        max_length=20, validators=[validate_version], help_text="The release its title announces."
+    )
+    version_key = models.BigIntegerField(
+        editable=False, help_text="The version's parts as one integer: the order of versions."
+    )
+    published_date = models.DateField(
+        null=True, blank=True, help_text="The day the feed says the post was published."
+    )
+    release = models.ForeignKey(
+        Release,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="blog_announcements",
+        help_text="The catalog's release of that version: imported from the post, or already "
+        "held. Empty while the post is not imported.",
+    )
+    problem = models.TextField(
+        blank=True, help_text="Why the post is not imported: its download, or the importer."
+    )
+    first_seen_at = models.DateTimeField(
+        default=timezone.now, help_text="When a run first found it in the feed."
+    )
+    last_seen_at = models.DateTimeField(
+        default=timezone.now, help_text="When a run last found it in the feed."
+    )
+    attempted_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a run last downloaded it to import it."
+    )
+
+    class Meta:
+        ordering = ["-version_key", "url"]
+        constraints = [
+            models.UniqueConstraint(fields=["url"], name="blogannouncement_unique_url"),
+        ]
+        indexes = [
+            models.Index(fields=["-version_key", "url"], name="blogannouncement_newest_idx"),
+            # The desk's "announced, not imported": the few rows without a release.
+            models.Index(
+                fields=["version_key"],
+                condition=Q(release__isnull=True),
+                name="blogannouncement_pending_idx",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.title} ({self.version})"
+
+    def save(self, *args, **kwargs):
+        self.version = versions.normalize(self.version)
+        self.version_key = versions.Version.parse(self.version).key
+        super().save(*args, **kwargs)
+
+    save.alters_data = True
+
+    @property
+    def is_imported(self):
+        return self.release_id is not None
