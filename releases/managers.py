@@ -221,6 +221,7 @@ class TrackQuerySet(CatalogQuerySet):
 
     def for_api(self, as_of=None):
         """Published tracks with their stage and appearances (oldest first): two queries."""
+        as_of = None if as_of is None else versions.Version.parse(as_of)  # parsed once
         appearances = model("Feature").objects.published().select_related("release")
         appearances = appearances.oldest_first()
         if as_of is not None:

@@ -39,6 +39,9 @@ class Version:
 
     @classmethod
     def parse(cls, text):
+        """The version ``text`` spells (a Version already parsed is itself)."""
+        if isinstance(text, cls):
+            return text
         match = VERSION_RE.match((text or "").strip())
         if match is None:
             raise InvalidVersion(text)

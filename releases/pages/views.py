@@ -12,6 +12,8 @@ the API refuses with a 400 page naming each parameter: a list page reads its lis
 that takes no parameter refuses every one. The empty fields a page's form sends mean "any".
 """
 
+from collections import Counter
+
 from django.contrib.sitemaps import views as sitemaps_views
 from django.db.models import Count, Prefetch
 from django.db.models.functions import Lower
@@ -186,11 +188,11 @@ def state(request, version):
     release that set it, narrowed by area and stage; a picker of every published release.
     """
     try:
-        key = versions.Version.parse(version).key
+        parsed = versions.Version.parse(version)
     except versions.InvalidVersion:
         raise Http404(f"No release {version}.") from None
     releases = list(Release.objects.published().oldest_first())
-    release = next((r for r in releases if r.version_key == key), None)
+    release = next((r for r in releases if r.version_key == parsed.key), None)
     if release is None:
         raise Http404(f"No release {version}.")
     moved = canonical.redirect_to_canonical(request, release, version, "page-state")
@@ -199,26 +201,25 @@ def state(request, version):
     if "version" in request.GET:
         raise ValidationError({"version": ["The version is in the path: leave it out."]})
     query = other_pages(request)
-    state_query = request.GET.copy()
-    state_query["version"] = release.version
+    # The version is parsed once (above): the list comes with its stages as of the release.
     page = read(
         request,
-        lists.STATE,
-        state_query,
+        lists.STATE_AT,
         prepare=lambda qs: qs.order_by(Lower("area__name"), Lower("name"), "pk"),
         size=STATE_PAGE_SIZE,
+        queryset=Track.objects.for_api(as_of=parsed),
     )
     groups = []
     for standing in stats.standings(page, positions={}):
         if not groups or groups[-1][0] != standing.track.area:
             groups.append((standing.track.area, []))
         groups[-1][1].append(standing)
-    counts = dict(
-        Track.objects.with_stage(release.version)
-        .order_by()
-        .values_list("stage")
-        .annotate(total=Count("pk"))
-    )
+    if page.paginator.num_pages == 1 and not set(request.GET) - {"page", "page_size"}:
+        counts = Counter(track.stage for track in page)  # every track is on the page
+    else:  # the counts are of every track, whatever the filters
+        counts = dict(
+            Track.objects.with_stage(parsed).order_by().values_list("stage").annotate(Count("pk"))
+        )
     return render(
         request,
         "pages/state.html",

@@ -61,6 +61,19 @@ class VersionFilter(Declared, django_filters.Filter):
         return qs.filter(version_bound(value, self.lookup, field=self.field_name))
 
 
+class AsOfFilter(VersionFilter):
+    """
+    Tracks with their stages as of this version, or their current stages without it: the
+    stages the list's other filters read. Applied even when not given, and declared first, so
+    that it runs before them (a FilterSet applies its filters in the order it declares them).
+    """
+
+    always = True
+
+    def filter(self, qs, value):
+        return qs.for_api(as_of=value or None)
+
+
 class TrackFilter(Declared, django_filters.CharFilter):
     field_class = TrackField
 
@@ -243,6 +256,10 @@ class PublishedVersionFilter(VersionFilter):
     field_class = PublishedVersionField
 
 
+class PublishedAsOfFilter(AsOfFilter):
+    field_class = PublishedVersionField
+
+
 @extend_schema_field(OpenApiTypes.INT)
 class WholeNumberFilter(Declared, django_filters.Filter):
     field_class = WholeNumberField
@@ -271,7 +288,7 @@ class CatalogFilterSet(django_filters.FilterSet):
         self.given = tuple(
             name
             for name, filter_ in self.filters.items()
-            if name in self.data or filter_.extra.get("required")
+            if name in self.data or filter_.extra.get("required") or getattr(filter_, "always", 0)
         )
 
     def get_form_class(self):

@@ -20,10 +20,11 @@ from releases.models import (
     Track,
 )
 from releases.queries.filters import (
+    AsOfFilter,
     CatalogFilterSet,
     ChoiceListFilter,
     ISODateFilter,
-    PublishedVersionFilter,
+    PublishedAsOfFilter,
     SearchFilter,
     StrictBooleanFilter,
     TrackFilter,
@@ -219,23 +220,11 @@ def stage_filter(help_text):
 
 
 class StagesAsOfFilterSet(CatalogFilterSet):
-    """
-    Tracks with their stage as of the version the parameter ``AS_OF`` names (or their current
-    stage without it): the stages are annotated before the other filters, which read them.
-    """
-
-    AS_OF = None
+    """Tracks with their stages as of a version: its first filter is an AsOfFilter."""
 
     class Meta:
         model = Track
         fields = []
-
-    def filter_queryset(self, queryset):
-        queryset = queryset.for_api(as_of=self.form.cleaned_data.get(self.AS_OF))
-        return super().filter_queryset(queryset)
-
-    def as_of_first(self, queryset, name, value):
-        return queryset  # applied in filter_queryset, before the other filters
 
 
 def track_search():
@@ -250,10 +239,7 @@ def track_search():
 
 
 class TrackFilterSet(StagesAsOfFilterSet):
-    AS_OF = "as_of"
-
-    as_of = VersionFilter(
-        method="as_of_first",
+    as_of = AsOfFilter(
         help_text="Stages as of this version: only appearances up to it count.",
     )
     search = track_search()
@@ -287,10 +273,7 @@ class TrackFilterSet(StagesAsOfFilterSet):
 class StateFilterSet(StagesAsOfFilterSet):
     """/api/state/: every track's stage as of a version, narrowed by area and stage."""
 
-    AS_OF = "version"
-
-    version = PublishedVersionFilter(
-        method="as_of_first",
+    version = PublishedAsOfFilter(
         required=True,
         error_messages={"required": "Required."},
         help_text="The version: each track's stage as of it (its latest appearance at or "
@@ -303,6 +286,12 @@ class StateFilterSet(StagesAsOfFilterSet):
     # "Is torch.fft stable as of 1.9?" is one row, not a page of every track.
     search = track_search()
     track = TrackFilter(field_name="slug", help_text="A track's slug (see /api/tracks/).")
+
+
+class StateAtFilterSet(StateFilterSet):
+    """The state page's: its version is in the path, and its list comes with its stages."""
+
+    version = None
 
 
 class ReleaseStatsFilterSet(CatalogFilterSet):

@@ -10,6 +10,7 @@ from releases.models import Feature, Release, Track
 from releases.queries.filtersets import (
     FeatureFilterSet,
     ReleaseFilterSet,
+    StateAtFilterSet,
     StateFilterSet,
     TrackFilterSet,
 )
@@ -20,9 +21,13 @@ class Listing(NamedTuple):
     filterset: type
     queryset: object  # a callable: the public rows, before the filters
 
-    def read(self, query, **kwargs):
-        """The page of this list that ``query`` asks for (read_list's keyword arguments)."""
-        return read_list(query, self.filterset, self.queryset(), **kwargs)
+    def read(self, query, *, queryset=None, **kwargs):
+        """
+        The page of this list that ``query`` asks for (read_list's keyword arguments), from
+        ``queryset`` where the caller has narrowed the public rows already.
+        """
+        rows = self.queryset() if queryset is None else queryset
+        return read_list(query, self.filterset, rows, **kwargs)
 
 
 RELEASES = Listing(ReleaseFilterSet, Release.objects.for_api)
@@ -30,3 +35,5 @@ FEATURES = Listing(FeatureFilterSet, Feature.objects.for_api)
 # The tracks' FilterSets apply for_api() themselves, with the version their stages are as of.
 TRACKS = Listing(TrackFilterSet, Track.objects.all)
 STATE = Listing(StateFilterSet, Track.objects.all)
+# The state page's: its version is in the path, so it gives the list with its stages.
+STATE_AT = Listing(StateAtFilterSet, Track.objects.for_api)
