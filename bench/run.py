@@ -52,6 +52,8 @@ TARGETS = {  # key: (at least or at most, target)
     "deep_page_ratio": ("≥", 0.5),
     "cached_ratio": ("≥", 3.0),
     "ceiling_ratio": ("≥", 0.5),
+    # Issue 31: the last page of the features list, read by cursor, against the first page.
+    "cursor_deep_page_ratio": ("≤", 1.5),
     "p99_during_import_ratio": ("≤", 2.0),
     "import_read_errors": ("≤", 0),
     "worker_rss_mb": ("≤", 150),
@@ -204,6 +206,19 @@ class Mixes:
 def count_of(url, filters):
     with urllib.request.urlopen(f"{url}/api/features/?{query(filters, 'page_size=1')}") as answer:
         return json.load(answer)["count"]
+
+
+def first_deep_cursor(url):
+    """The features list's first page, its last by number, and its last by cursor (the
+    next_cursor of the page before the last): the same rows two ways."""
+    last = pages(count_of(url, ""))
+    with urllib.request.urlopen(f"{url}/api/features/?page={max(1, last - 1)}") as answer:
+        following = urlsplit(json.load(answer)["next_cursor"])
+    return {
+        "first_page": "/api/features/",
+        "deep_page": f"/api/features/?page={last}",
+        "cursor_deep_page": f"{following.path}?{following.query}",
+    }
 
 
 def pages(count):
@@ -377,6 +392,10 @@ def measure_catalog(args, workdir, big_env, small_env, generated, loaded, small,
                    name, f"baseline_{name}")  # fmt: skip
             say(f"    {name}: {len(mix)} pages ({checked} checked equal); median ratio "
                 f"{spreads[name][0]} (spread {spreads[name][1]})")  # fmt: skip
+        say("  the first page, the last page by number and the last page by cursor")
+        for name, path in first_deep_cursor(server.url).items():
+            rows[name] = load.measure(server.url + path, args.seconds, use_wrk=args.wrk)
+            say(f"    {name}: p50 {rows[name].p50_ms:.1f} ms ({path[:60]})")
         say(f"  reads while import_post imports a {args.import_features}-feature post ...")
         during, import_seconds, imports = reads_during_imports(
             server, big_env, workdir, args, mixes.import_reads
@@ -439,6 +458,12 @@ def measure_catalog(args, workdir, big_env, small_env, generated, loaded, small,
         "filtered_ratio_spread": spreads["filtered"][1],
         "deep_page_ratio": spreads["deep"][0],
         "deep_page_ratio_spread": spreads["deep"][1],
+        "first_page_p50_ms": round(rows["first_page"].p50_ms, 2),
+        "deep_page_p50_ms": round(rows["deep_page"].p50_ms, 2),
+        "cursor_deep_page_p50_ms": round(rows["cursor_deep_page"].p50_ms, 2),
+        "cursor_deep_page_ratio": round(
+            rows["cursor_deep_page"].p50_ms / rows["first_page"].p50_ms, 3
+        ),
         "cached_ratio": rate_ratio(rows["cached"], rows["baseline_list"]),
         "conditional_ratio": rate_ratio(rows["conditional"], rows["baseline_list"]),
         "ceiling_ratio": spreads["ceiling"][0],

@@ -14,6 +14,7 @@ timestamps are the same rows.
 import hashlib
 import json
 import os
+import re
 import sys
 
 ADDED_KEYS = {"next_cursor"}
@@ -77,10 +78,8 @@ def answer(client, url):
     body = b"".join(response) if response.streaming else response.content
     kind = response.get("Content-Type", "")
     if kind.startswith("application/json") and body:
-        data = json.loads(body)
-        if isinstance(data, dict) and ADDED_KEYS & data.keys():
-            body = json.dumps({k: v for k, v in data.items() if k not in ADDED_KEYS}).encode()
-            kind += " (cursor removed)"
+        for key in ADDED_KEYS:  # as the answer would be without it, byte for byte
+            body = re.sub(rb',"%s":(null|"[^"]*")' % key.encode(), b"", body, count=1)
     return f"{response.status_code} {kind} {hashlib.sha256(body).hexdigest()}"
 
 

@@ -31,6 +31,10 @@ def test_the_benchmark_runs_end_to_end_on_a_tiny_catalog(tmp_path):
             )
             assert figures[f"{key}_spread"] >= 0
         assert figures["import_features"] == 400 and figures["csv_rows"] == 400
+        # Issue 31: the last page read by number and by cursor, beside the first page.
+        for key in ["first_page_p50_ms", "deep_page_p50_ms", "cursor_deep_page_p50_ms"]:
+            assert isinstance(figures[key], int | float) and figures[key] > 0, (database, key)
+        assert figures["cursor_deep_page_ratio"] > 0
         assert figures["queries_per_page"] <= 4 and figures["queries_per_page_cached"] <= 3
         # The revision, then a list's first request in a revision counts it (4 queries); then
         # 3, its pages too.

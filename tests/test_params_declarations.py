@@ -71,7 +71,7 @@ def test_the_schema_states_each_declared_parameter_of_a_list(client, url, viewse
     schema = client.get("/api/schema/", {"format": "json"}).json()
     stated = {p["name"]: p for p in schema["paths"][url]["get"]["parameters"]}
     declared = set(viewset.filterset_class.base_filters)
-    assert set(stated) == declared | {"page", "page_size", "format"}
+    assert set(stated) == declared | {"page", "page_size", "cursor", "format"}
     for name in declared:
         parameter = stated[name]
         # What may repeat (the rule every query follows) is what the schema says may repeat.

@@ -6,9 +6,12 @@ Paginator with the cached count (``django_paginator_class``, DRF's seam).
 
 from urllib.parse import urlencode
 
+from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
+from rest_framework.response import Response
 
 from releases.queries.fields import WholeNumberField
+from releases.queries.keyset import CURSOR, Keyset
 from releases.queries.pagination import (
     MAX_PAGE,
     MAX_PAGE_SIZE,
@@ -36,7 +39,84 @@ class StrictPageNumberPagination(PageNumberPagination):
         rows = queryset if isinstance(queryset, Rows) else Rows(queryset)
         rows.name = count_name(request.path, request.query_params)
         rows.token = getattr(request, "catalog_revision", None)
+        # Each row carries its place in the list's order, so that a page knows its cursor.
+        self.keyset = Keyset(rows.queryset)
+        self.rows = rows
+        self.after = None
+        cursor = request.query_params.get(CURSOR)
+        if cursor is not None:
+            if self.page_query_param in request.query_params:
+                raise ValidationError({CURSOR: ["Give page or cursor, not both."]})
+            self.after = self.keyset.read(cursor)
+            return self.paginate_after(rows, request)
+        rows.rows = self.shaped(self.keyset.annotate(rows.queryset))
         return super().paginate_queryset(rows, request, view)
+
+    def shaped(self, queryset):
+        """The rows the list builds its items from, for ``queryset``, with their keys."""
+        build = self.rows.build
+        return build(queryset, self.keyset.names) if build else queryset
+
+    def paginate_after(self, rows, request):
+        """The page after the cursor: one more row read, to know whether another follows."""
+        self.request = request
+        per_page = self.get_page_size(request)
+        after = self.keyset.after(self.keyset.annotate(rows.queryset), self.after)
+        fetched = list(self.shaped(after)[: per_page + 1])
+        self.more = len(fetched) > per_page
+        self.page_rows = fetched[:per_page]
+        self.total = CachedCountPaginator(rows, per_page).count
+        return self.page_rows
+
+    def get_paginated_response(self, data):
+        if self.after is not None:
+            count, following, previous = self.total, self.next_cursor_link(), None
+        else:
+            count, following, previous = (
+                self.page.paginator.count,
+                self.get_next_link(),
+                self.get_previous_link(),
+            )
+        return Response(
+            {
+                "count": count,
+                "next": following,
+                "previous": previous,
+                "next_cursor": self.next_cursor_link(),
+                "results": data,
+            }
+        )
+
+    def next_cursor_link(self):
+        """The link to the rows after this page's last, or None on the last page."""
+        if self.after is not None:
+            last = self.page_rows[-1] if self.more else None
+        else:
+            last = self.page.object_list[-1] if self.page.has_next() else None
+        if last is None:
+            return None
+        query = dict(self.request.query_params.lists())
+        query.pop(self.page_query_param, None)
+        query[CURSOR] = [self.keyset.cursor(last)]
+        url = self.request.build_absolute_uri(self.request.path)
+        return f"{url}?{urlencode(sorted(query.items()), doseq=True)}"
+
+    def get_paginated_response_schema(self, schema):
+        answer = super().get_paginated_response_schema(schema)
+        properties = answer["properties"]
+        answer["properties"] = {
+            **{name: properties[name] for name in ("count", "next", "previous")},
+            "next_cursor": {
+                "type": "string",
+                "nullable": True,
+                "format": "uri",
+                "description": "The rows after this page's last, by cursor: as fast at any "
+                "depth (keyset pagination). null on the last page.",
+            },
+            "results": properties["results"],
+        }
+        answer["required"] = [*answer.get("required", []), "next_cursor"]
+        return answer
 
     def validate(self, request):
         """
@@ -70,7 +150,7 @@ class StrictPageNumberPagination(PageNumberPagination):
 
     @property
     def query_parameters(self):
-        return {self.page_query_param, self.page_size_query_param}
+        return {self.page_query_param, self.page_size_query_param, CURSOR}
 
     def get_schema_operation_parameters(self, view):
         """``page`` and ``page_size`` as the OpenAPI schema states them (drf-spectacular)."""
@@ -89,5 +169,13 @@ class StrictPageNumberPagination(PageNumberPagination):
                 "in": "query",
                 "description": f"Items a page, 1 to {self.max_page_size} ({self.page_size}).",
                 **page_size,
+            },
+            {
+                "name": CURSOR,
+                "required": False,
+                "in": "query",
+                "description": "Instead of page: the rows after a page's last, as the "
+                "next_cursor link of that page gives it (as fast at any depth).",
+                "schema": {"type": "string", "minLength": 1, "pattern": "^[A-Za-z0-9_-]+$"},
             },
         ]

@@ -45,9 +45,12 @@ class RowShape:
     def __repr__(self):
         return f"RowShape({type(self.serializer).__name__})"
 
-    def values(self, queryset):
-        """``queryset`` as the plain values rows ``items`` reads: one query, joins included."""
-        return queryset.values(*dict.fromkeys(["pk", *self.columns]))
+    def values(self, queryset, extra=()):
+        """
+        ``queryset`` as the plain values rows ``items`` reads: one query, joins included;
+        ``extra`` names more of its annotations for each row to carry (a keyset's values).
+        """
+        return queryset.values(*dict.fromkeys(["pk", *self.columns, *extra]))
 
     def items(self, rows):
         """

@@ -373,9 +373,9 @@ FEATURE_ROWS = RowShape(
 )
 
 
-def feature_values(features):
+def feature_values(features, extra=()):
     """Each feature as the API shows it, in plain values: one query, its joins included."""
-    return FEATURE_ROWS.values(features)
+    return FEATURE_ROWS.values(features, extra)
 
 
 def feature_items(rows):

@@ -150,7 +150,7 @@ class FeatureViewSet(CSVListMixin, mixins.ListModelMixin, viewsets.GenericViewSe
         if self.wants_csv(request):
             return self.csv_list()
         features = self.filter_queryset(self.get_queryset())
-        rows = self.paginate_queryset(Rows(features, feature_values(features)))
+        rows = self.paginate_queryset(Rows(features, build=feature_values))
         response = self.get_paginated_response(feature_items(rows))
         wanted = values_of(request.query_params, "facets")
         if wanted:

@@ -21,7 +21,7 @@ MAX_PAGE = 10**9  # far past any last page; a larger number is no page at all
 MAX_PAGE_SIZE = 100
 # Parameters that shape the answer (its page, form, order and facets), not which items it
 # holds: neither a facet nor a list's count depends on them.
-PRESENTATION = frozenset({"facets", "ordering", PAGE, PAGE_SIZE, "format"})
+PRESENTATION = frozenset({"facets", "ordering", PAGE, PAGE_SIZE, "format", "cursor"})
 
 
 class Rows:
@@ -32,10 +32,15 @@ class Rows:
     add, at twice the cost), kept under ``name`` as of revision ``token`` when a name is given.
     """
 
-    def __init__(self, queryset, rows=None, *, name=None, token=None):
+    def __init__(self, queryset, rows=None, *, name=None, token=None, build=None):
         self.queryset = queryset
-        self.rows = queryset if rows is None else rows
+        if rows is None:
+            rows = queryset if build is None else build(queryset, ())
+        self.rows = rows
         self.name, self.token = name, token
+        # How the rows are made from a queryset (and the extra columns they must carry), for
+        # a paginator that narrows or annotates the queryset first: keyset pagination.
+        self.build = build
 
     def __getitem__(self, index):
         return list(self.rows[index])

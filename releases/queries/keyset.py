@@ -1,0 +1,90 @@
+"""
+Keyset pagination beside page numbers: ``?cursor=`` reads the rows after the last row of the
+previous page, in the list's own order, by comparing the values that order sorts by (a
+``WHERE (a, b, pk) > (…)`` that the ordering's index answers), so that a page far down a list
+costs what the first page costs; ``page=N`` has the database count and skip N pages of rows.
+
+A cursor is the values of the list's ordering at a page's last row, and the id as the final
+tie-break, in URL-safe base64 JSON. It is opaque to clients: they follow ``next_cursor``.
+"""
+
+import base64
+import binascii
+import json
+
+from django.db.models import F, OrderBy, Q
+from rest_framework.exceptions import ValidationError
+
+CURSOR = "cursor"
+PREFIX = "cursor_key_"
+MAX_CURSOR_LENGTH = 1000
+
+
+class Keyset:
+    """The ordering of ``queryset`` as keyset terms: (expression, descending) pairs, id last."""
+
+    def __init__(self, queryset):
+        query = queryset.query
+        ordering = list(query.order_by) or (
+            list(queryset.model._meta.ordering) if query.default_ordering else []
+        )
+        self.terms = [term(item) for item in ordering]
+        if not any(is_id(expression, queryset.model) for expression, _ in self.terms):
+            self.terms.append((F("pk"), False))
+        self.names = [f"{PREFIX}{index}" for index in range(len(self.terms))]
+
+    def annotate(self, queryset):
+        """``queryset`` with each term's value selected, under ``names``: a row knows its key."""
+        return queryset.annotate(
+            **{
+                name: expression
+                for name, (expression, _) in zip(self.names, self.terms, strict=True)
+            }
+        )
+
+    def after(self, queryset, values):
+        """The rows of the annotated ``queryset`` that its order puts after ``values``."""
+        later = Q()
+        for index, (name, (_, descending)) in enumerate(zip(self.names, self.terms, strict=True)):
+            same = {earlier: values[i] for i, earlier in enumerate(self.names[:index])}
+            later |= Q(**same, **{f"{name}__{'lt' if descending else 'gt'}": values[index]})
+        return queryset.filter(later)
+
+    def cursor(self, row):
+        """The cursor of the row ``row`` (a model instance or a values dict)."""
+        read = row.get if isinstance(row, dict) else lambda name: getattr(row, name)
+        values = [read(name) for name in self.names]
+        text = json.dumps(values, separators=(",", ":"))
+        return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+    def read(self, token):
+        """The values a cursor holds, or a 400 naming ``cursor``."""
+        try:
+            if len(token) > MAX_CURSOR_LENGTH:
+                raise ValueError
+            text = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
+            values = json.loads(text)
+        except (ValueError, binascii.Error, UnicodeDecodeError):
+            values = None
+        if not (
+            isinstance(values, list)
+            and len(values) == len(self.terms)
+            and all(isinstance(v, str | int) and not isinstance(v, bool) for v in values)
+        ):
+            raise ValidationError(
+                {CURSOR: ["Not a cursor of this list: follow a next_cursor this list gave."]}
+            )
+        return values
+
+
+def term(item):
+    """One ordering item as (expression, descending)."""
+    if isinstance(item, str):
+        return F(item.lstrip("-")), item.startswith("-")
+    if isinstance(item, OrderBy):
+        return item.expression, item.descending
+    return item, False
+
+
+def is_id(expression, model):
+    return isinstance(expression, F) and expression.name in ("pk", model._meta.pk.name)
