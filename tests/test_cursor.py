@@ -64,20 +64,61 @@ def test_a_cursor_page_links_its_next_by_cursor_and_no_previous(client, catalog)
     )
 
 
-@pytest.mark.parametrize(
-    "cursor", ["x", "!!", "W10", "WzEsMl0", "eyJhIjoxfQ", "WzEsMiwzLDQsNSw2LDcsOF0", "A" * 2000]
-)
-def test_a_cursor_that_is_not_this_lists_is_a_400_naming_it(client, catalog, cursor):
+@pytest.mark.parametrize("cursor", ["!!", "a b", "é", "a:b", "A" * 2000])
+def test_what_is_no_cursor_is_a_400_naming_it(client, catalog, cursor):
     response = client.get("/api/features/", {"cursor": cursor})
     assert response.status_code == 400
     assert list(response.json()) == ["cursor"]
 
 
-def test_page_and_cursor_together_are_a_400(client, catalog):
-    first = client.get("/api/releases/", {"page_size": 2}).json()
+def forged(values):
+    """A cursor spelled right but signed with another key: what a client might make up."""
+    from django.core import signing
+
+    return signing.Signer(
+        key="not the catalog's", salt="releases.queries.keyset", sep="."
+    ).sign_object(values)
+
+
+@pytest.mark.parametrize("cursor", ["x", "W10", "WzEsMl0.abc", "eyJhIjoxfQ", "v2.v2"])
+def test_a_well_spelled_cursor_the_list_did_not_give_leads_nowhere(client, catalog, cursor):
+    response = client.get("/api/features/", {"cursor": cursor})
+    assert response.status_code == 404
+    assert "cursor" in response.json()["detail"]
+
+
+def test_a_made_up_cursor_never_reaches_the_database(client, catalog):
+    """Values a client chose (a version key spelled as text) are refused before any query."""
+    for values in (["v2", 1, 1], [1, 2], "x"):
+        response = client.get("/api/features/", {"cursor": forged(values)})
+        assert response.status_code == 404, values
+
+
+def test_a_cursor_from_another_list_leads_nowhere(client, catalog):
+    releases = client.get("/api/releases/", {"page_size": 2}).json()["next_cursor"]
+    cursor = releases.split("cursor=")[1].split("&")[0]
+    assert client.get("/api/features/", {"cursor": cursor}).status_code == 404
+
+
+def test_a_page_counts_on_from_the_cursor(client, catalog):
+    first = client.get("/api/features/", {"page_size": 5}).json()
     cursor = first["next_cursor"].split("cursor=")[1].split("&")[0]
-    response = client.get("/api/releases/", {"cursor": cursor, "page": "2"})
-    assert response.status_code == 400 and "cursor" in response.json()
+    third = client.get("/api/features/", {"page_size": 5, "page": 3}).json()["results"]
+    assert (
+        client.get("/api/features/", {"cursor": cursor, "page": "2", "page_size": 5}).json()[
+            "results"
+        ]
+        == third
+    )
+    last = client.get("/api/features/", {"page_size": 5, "page": "last"}).json()["results"]
+    assert (
+        client.get("/api/features/", {"cursor": cursor, "page": "last", "page_size": 5}).json()[
+            "results"
+        ]
+        == last
+    )
+    assert client.get("/api/features/", {"cursor": cursor, "page": "999"}).status_code == 404
+    assert client.get("/api/features/", {"cursor": cursor, "page": "x"}).status_code == 400
 
 
 def test_a_cursor_page_costs_what_a_first_page_costs(

@@ -6,12 +6,12 @@ Paginator with the cached count (``django_paginator_class``, DRF's seam).
 
 from urllib.parse import urlencode
 
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 
 from releases.queries.fields import WholeNumberField
-from releases.queries.keyset import CURSOR, Keyset
+from releases.queries.keyset import CURSOR, CURSOR_PATTERN, Keyset
 from releases.queries.pagination import (
     MAX_PAGE,
     MAX_PAGE_SIZE,
@@ -45,8 +45,6 @@ class StrictPageNumberPagination(PageNumberPagination):
         self.after = None
         cursor = request.query_params.get(CURSOR)
         if cursor is not None:
-            if self.page_query_param in request.query_params:
-                raise ValidationError({CURSOR: ["Give page or cursor, not both."]})
             self.after = self.keyset.read(cursor)
             return self.paginate_after(rows, request)
         rows.rows = self.shaped(self.keyset.annotate(rows.queryset))
@@ -58,11 +56,20 @@ class StrictPageNumberPagination(PageNumberPagination):
         return build(queryset, self.keyset.names) if build else queryset
 
     def paginate_after(self, rows, request):
-        """The page after the cursor: one more row read, to know whether another follows."""
+        """
+        The page after the cursor (``page`` counts on from it: page 2 is the page after the
+        cursor's next), with one more row read to know whether another follows.
+        """
         self.request = request
-        per_page = self.get_page_size(request)
+        per_page = self.validate(request)
         after = self.keyset.after(self.keyset.annotate(rows.queryset), self.after)
-        fetched = list(self.shaped(after)[: per_page + 1])
+        number = request.query_params.get(self.page_query_param) or "1"
+        if number in self.last_page_strings:
+            number = max(1, -(-after.count() // per_page))
+        start = (int(number) - 1) * per_page
+        fetched = list(self.shaped(after)[start : start + per_page + 1])
+        if not fetched and int(number) > 1:
+            raise NotFound("Invalid page.")
         self.more = len(fetched) > per_page
         self.page_rows = fetched[:per_page]
         self.total = CachedCountPaginator(rows, per_page).count
@@ -176,6 +183,6 @@ class StrictPageNumberPagination(PageNumberPagination):
                 "in": "query",
                 "description": "Instead of page: the rows after a page's last, as the "
                 "next_cursor link of that page gives it (as fast at any depth).",
-                "schema": {"type": "string", "minLength": 1, "pattern": "^[A-Za-z0-9_-]+$"},
+                "schema": {"type": "string", "minLength": 1, "pattern": CURSOR_PATTERN},
             },
         ]

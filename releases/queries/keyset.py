@@ -5,19 +5,27 @@ previous page, in the list's own order, by comparing the values that order sorts
 costs what the first page costs; ``page=N`` has the database count and skip N pages of rows.
 
 A cursor is the values of the list's ordering at a page's last row, and the id as the final
-tie-break, in URL-safe base64 JSON. It is opaque to clients: they follow ``next_cursor``.
+tie-break, signed (Django's signing, with the secret key): clients follow ``next_cursor`` and
+cannot make one up, so the values compared are always ones the list gave. A cursor that is
+not even spelled as one is a 400 naming ``cursor``; a well-spelled one this list did not give
+leads nowhere, a 404, as a page past the last does.
 """
 
-import base64
-import binascii
-import json
+import re
 
+from django.core import signing
 from django.db.models import F, OrderBy, Q
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 
 CURSOR = "cursor"
 PREFIX = "cursor_key_"
 MAX_CURSOR_LENGTH = 1000
+CURSOR_PATTERN = "^[A-Za-z0-9_.-]+$"
+SALT = "releases.queries.keyset"
+
+
+def signer():
+    return signing.Signer(salt=SALT, sep=".")
 
 
 class Keyset:
@@ -53,27 +61,18 @@ class Keyset:
     def cursor(self, row):
         """The cursor of the row ``row`` (a model instance or a values dict)."""
         read = row.get if isinstance(row, dict) else lambda name: getattr(row, name)
-        values = [read(name) for name in self.names]
-        text = json.dumps(values, separators=(",", ":"))
-        return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+        return signer().sign_object([read(name) for name in self.names])
 
     def read(self, token):
-        """The values a cursor holds, or a 400 naming ``cursor``."""
+        """The values a cursor holds: a 400 if it is no cursor, a 404 if not this list's."""
+        if len(token) > MAX_CURSOR_LENGTH or not re.fullmatch(CURSOR_PATTERN, token):
+            raise ValidationError({CURSOR: ["Not a cursor: follow a next_cursor a list gave."]})
         try:
-            if len(token) > MAX_CURSOR_LENGTH:
-                raise ValueError
-            text = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
-            values = json.loads(text)
-        except (ValueError, binascii.Error, UnicodeDecodeError):
+            values = signer().unsign_object(token)
+        except (signing.BadSignature, ValueError, UnicodeDecodeError):
             values = None
-        if not (
-            isinstance(values, list)
-            and len(values) == len(self.terms)
-            and all(isinstance(v, str | int) and not isinstance(v, bool) for v in values)
-        ):
-            raise ValidationError(
-                {CURSOR: ["Not a cursor of this list: follow a next_cursor this list gave."]}
-            )
+        if not (isinstance(values, list) and len(values) == len(self.terms)):
+            raise NotFound("No such cursor in this list: follow a next_cursor it gave.")
         return values
 
 
