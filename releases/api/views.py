@@ -36,7 +36,7 @@ from releases.api.serializers import (
     feature_values,
 )
 from releases.models import Area, Link, Release, Track
-from releases.queries import lists
+from releases.queries import reading
 from releases.queries.facets import feature_facets
 from releases.queries.fields import values_of
 from releases.queries.filtersets import (
@@ -99,12 +99,12 @@ class ReleaseViewSet(CSVListMixin, viewsets.ReadOnlyModelViewSet):
 
     lookup_field = "version"
     lookup_value_regex = r"[^/]+"
-    filterset_class = lists.RELEASES.filterset
+    filterset_class = reading.RELEASES.filterset
 
     def get_queryset(self):
         if self.action == "retrieve":
             return Release.objects.for_api_detail()
-        return lists.RELEASES.queryset()
+        return reading.RELEASES.queryset()
 
     def get_serializer_class(self):
         return ReleaseDetailSerializer if self.action == "retrieve" else ReleaseSerializer
@@ -142,9 +142,9 @@ class FeatureViewSet(CSVListMixin, mixins.ListModelMixin, viewsets.GenericViewSe
         # The list's own items (values rows, a links query a chunk): 100,000 in seconds.
         return built(feature_values(queryset), feature_items)
 
-    queryset = lists.FEATURES.queryset()
+    queryset = reading.FEATURES.queryset()
     serializer_class = FeatureSerializer  # the contract; items are built from values rows
-    filterset_class = lists.FEATURES.filterset
+    filterset_class = reading.FEATURES.filterset
 
     def list(self, request, *args, **kwargs):
         if self.wants_csv(request):
@@ -187,13 +187,13 @@ class TrackViewSet(CSVListMixin, viewsets.ReadOnlyModelViewSet):
 
     lookup_field = "slug"
     serializer_class = TrackSerializer
-    filterset_class = lists.TRACKS.filterset
+    filterset_class = reading.TRACKS.filterset
     csv_name = "tracks"
 
     def get_queryset(self):
         if self.action == "retrieve":
             return Track.objects.for_api()
-        return lists.TRACKS.queryset()
+        return reading.TRACKS.queryset()
 
 
 class StateViewSet(CSVListMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
@@ -205,8 +205,8 @@ class StateViewSet(CSVListMixin, mixins.ListModelMixin, viewsets.GenericViewSet)
 
     csv_name = "state"
     serializer_class = StateSerializer
-    filterset_class = lists.STATE.filterset
-    queryset = lists.STATE.queryset()
+    filterset_class = reading.STATE.filterset
+    queryset = reading.STATE.queryset()
 
 
 class ReleaseStatsViewSet(CSVListMixin, mixins.ListModelMixin, viewsets.GenericViewSet):

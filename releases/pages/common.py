@@ -42,22 +42,6 @@ def checks_query(view):
     return page
 
 
-def read(request, listing, query=None, **kwargs):
-    """
-    The page of ``listing`` (releases.queries.lists) this page's query asks for, read as the
-    API reads it: a 400 for a malformed value or a parameter the list does not know, ``page``
-    and ``page_size`` checked, a page past the last a 404, the count cached per revision.
-    ``query`` stands for the request's where the page adds to it; ``prepare`` shapes the
-    filtered queryset for the page; ``size`` is the page's own default page size.
-    """
-    return listing.read(
-        request.GET if query is None else query,
-        path=request.path,
-        token=getattr(request, "catalog_revision", None),
-        **kwargs,
-    )
-
-
 def takes_no_query(request):
     """A 400 naming every parameter of a page that takes none, as the API's details do."""
     reject_bad_query(request.GET, set())

@@ -28,10 +28,9 @@ from releases.pages.common import (
     api_url,
     checks_query,
     other_pages,
-    read,
     takes_no_query,
 )
-from releases.queries import lists
+from releases.queries import reading
 from releases.queries.filtersets import GraduationFilterSet
 from releases.queries.params import reject_bad_query
 
@@ -58,7 +57,7 @@ def track_list(request):
         request,
         "pages/track_list.html",
         {
-            "tracks": read(request, lists.TRACKS),
+            "tracks": reading.TRACKS.for_request(request),
             "search": request.GET.get("search", ""),
             "query": other_pages(request).urlencode(),
             "api_url": api_url("track-list", request.GET),
@@ -175,9 +174,8 @@ def matrix(request):
     drawn as a table, with its filters (area, stability, first_release, as_of, promoted_in,
     search). Every track is on one page, up to MATRIX_PAGE_SIZE.
     """
-    tracks = read(
+    tracks = reading.TRACKS.for_request(
         request,
-        lists.TRACKS,
         prepare=lambda qs: qs.order_by(Lower("area__name"), Lower("name"), "pk"),
         size=MATRIX_PAGE_SIZE,
     )

@@ -8,7 +8,7 @@ and slugs are 404 pages in the same design.
 A page's query is read by the query layer beneath the API (releases.queries), so a page takes
 the parameters of the API URL it links to (but ``format``: a page is HTML), and refuses what
 the API refuses with a 400 page naming each parameter: a list page reads its list
-(releases.queries.lists) as the API does, the compare page through the same form, and a page
+(releases.queries.reading) as the API does, the compare page through the same form, and a page
 that takes no parameter refuses every one. The empty fields a page's form sends mean "any".
 """
 
@@ -40,10 +40,9 @@ from releases.pages.common import (
     api_url,
     checks_query,
     other_pages,
-    read,
     takes_no_query,
 )
-from releases.queries import lists
+from releases.queries import reading
 from releases.queries.facets import feature_facets
 from releases.queries.fields import values_of
 from releases.queries.filtersets import FACET_FIELDS
@@ -108,7 +107,7 @@ def release_list(request):
         request,
         "pages/release_list.html",
         {
-            "releases": read(request, lists.RELEASES),
+            "releases": reading.RELEASES.for_request(request),
             "query": other_pages(request).urlencode(),
             "api_url": api_url("release-list", request.GET),
         },
@@ -202,9 +201,8 @@ def state(request, version):
         raise ValidationError({"version": ["The version is in the path: leave it out."]})
     query = other_pages(request)
     # The version is parsed once (above): the list comes with its stages as of the release.
-    page = read(
+    page = reading.STATE_AT.for_request(
         request,
-        lists.STATE_AT,
         prepare=lambda qs: qs.order_by(Lower("area__name"), Lower("name"), "pk"),
         size=STATE_PAGE_SIZE,
         queryset=Track.objects.for_api(as_of=parsed),
@@ -277,7 +275,9 @@ def compare_page(request):
 @checks_query
 def feature_list(request):
     """/api/features/ as a form, with how many features each choice would give."""
-    page = read(request, lists.FEATURES, prepare=lambda qs: qs.select_related("release", "area"))
+    page = reading.FEATURES.for_request(
+        request, prepare=lambda qs: qs.select_related("release", "area")
+    )
     # Read as the API's FilterSet reads a query: a choice's repeats (the form's checkboxes) joined.
     facets = feature_facets(request.GET, list(FACET_FIELDS))
     chosen = {name: set(values_of(request.GET, name)) for name in FACET_FIELDS}

@@ -2,16 +2,29 @@
 Reading a list from a query, the one way every surface does: unknown parameters refused, the
 values cleaned once (by the list's FilterSet), filtered, then counted and paged with the cached
 count. The API reaches it through DRF's seams (its filter backend and paginator,
-releases.api); the pages call ``read_list``.
+releases.api); the pages through ``Listing.for_request``.
+
+Each list the API and the pages both serve is declared once, at the end: its FilterSet and the
+public rows it narrows. The API's viewsets take theirs from here.
 """
+
+from typing import NamedTuple
 
 from django.core.paginator import InvalidPage
 from django.http import Http404
 
 from releases import memory
+from releases.models import Feature, Release, Track
 from releases.queries import filtersets as _declared  # noqa: F401 - every FilterSet, declared
 from releases.queries.fields import JoinedInput
 from releases.queries.filters import CatalogFilterSet
+from releases.queries.filtersets import (
+    FeatureFilterSet,
+    ReleaseFilterSet,
+    StateAtFilterSet,
+    StateFilterSet,
+    TrackFilterSet,
+)
 from releases.queries.pagination import (
     LAST_PAGE,
     PAGE,
@@ -79,3 +92,37 @@ def read_list(query, filterset_class, queryset, *, path, token=None, size=50, pr
         return paginator.page(number)
     except InvalidPage:
         raise Http404("Invalid page.") from None
+
+
+class Listing(NamedTuple):
+    filterset: type
+    queryset: object  # a callable: the public rows, before the filters
+
+    def read(self, query, *, queryset=None, **kwargs):
+        """
+        The page of this list that ``query`` asks for (read_list's keyword arguments), from
+        ``queryset`` where the caller has narrowed the public rows already.
+        """
+        rows = self.queryset() if queryset is None else queryset
+        return read_list(query, self.filterset, rows, **kwargs)
+
+    def for_request(self, request, query=None, **kwargs):
+        """
+        The page of this list a page's ``request`` asks for (its query, or ``query`` where the
+        page narrows it), its count kept under the page's path as of the request's revision.
+        """
+        return self.read(
+            request.GET if query is None else query,
+            path=request.path,
+            token=getattr(request, "catalog_revision", None),
+            **kwargs,
+        )
+
+
+RELEASES = Listing(ReleaseFilterSet, Release.objects.for_api)
+FEATURES = Listing(FeatureFilterSet, Feature.objects.for_api)
+# The tracks' FilterSets apply for_api() themselves, with the version their stages are as of.
+TRACKS = Listing(TrackFilterSet, Track.objects.all)
+STATE = Listing(StateFilterSet, Track.objects.all)
+# The state page's: its version is in the path, so it gives the list with its stages.
+STATE_AT = Listing(StateAtFilterSet, Track.objects.for_api)
