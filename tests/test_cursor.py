@@ -139,3 +139,14 @@ def test_the_schema_states_the_cursor_and_next_cursor(client, catalog):
     assert "cursor" in {p["name"] for p in operation["parameters"]}
     paginated = schema["components"]["schemas"]["PaginatedFeatureList"]
     assert paginated["properties"]["next_cursor"]["nullable"] is True
+
+
+def test_a_page_takes_the_cursor_its_api_list_gave(client, catalog):
+    """The pages take their API URL's parameters: a cursor reads the rows after it."""
+    body = client.get("/api/features/", {"page_size": 10}).json()
+    cursor = body["next_cursor"].split("cursor=")[1].split("&")[0]
+    after = client.get("/api/features/", {"page_size": 10, "page": 2}).json()["results"]
+    html = client.get("/features/", {"cursor": cursor, "page_size": 10}).content.decode()
+    assert after[0]["title"] in html and body["results"][-1]["title"] not in html
+    assert client.get("/features/", {"cursor": "!!"}).status_code == 400
+    assert client.get("/features/", {"cursor": "x"}).status_code == 404

@@ -45,6 +45,10 @@ class Rows:
     def __getitem__(self, index):
         return list(self.rows[index])
 
+    def count(self):
+        """The rows' count, as Django's Paginator asks for it (the list's, not the values')."""
+        return self.queryset.count()
+
 
 class CachedCountPaginator(Paginator):
     """Django's Paginator, counting a named ``Rows`` once per catalog revision."""

@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from django.core.paginator import InvalidPage
 from django.http import Http404
+from rest_framework.exceptions import NotFound
 
 from releases import memory
 from releases.models import Feature, Release, Track
@@ -25,6 +26,7 @@ from releases.queries.filtersets import (
     StateFilterSet,
     TrackFilterSet,
 )
+from releases.queries.keyset import CURSOR, Keyset
 from releases.queries.pagination import (
     LAST_PAGE,
     PAGE,
@@ -75,16 +77,22 @@ def read_list(query, filterset_class, queryset, *, path, token=None, size=50, pr
     (a 400 for an unknown parameter or a malformed value), shaped by ``prepare``, then paged
     (``page``, ``page_size`` up to 100, ``size`` without it; ``page=last``; a page past the
     last is a 404) with its count kept under ``path`` and the filters as of revision ``token``.
+    With ``cursor``, the list is the rows after it (releases.queries.keyset), paged from there.
     """
-    rows = filtered(
-        query, filterset_class, queryset, {*filterset_class.base_filters, PAGE, PAGE_SIZE}
-    )
+    allowed = {*filterset_class.base_filters, PAGE, PAGE_SIZE, CURSOR}
+    rows = filtered(query, filterset_class, queryset, allowed)
     per_page = page_size(query, size)
     check_page(query)
-    paginator = CachedCountPaginator(
-        Rows(prepare(rows) if prepare else rows, name=count_name(path, query), token=token),
-        per_page,
-    )
+    rows = prepare(rows) if prepare else rows
+    if query.get(CURSOR) is None:
+        listed = Rows(rows, name=count_name(path, query), token=token)
+    else:  # counted as it is: the rows after a cursor are a list of their own
+        keyset = Keyset(rows)
+        try:
+            listed = Rows(keyset.after(keyset.annotate(rows), keyset.read(query[CURSOR])))
+        except NotFound as error:
+            raise Http404(str(error.detail)) from None
+    paginator = CachedCountPaginator(listed, per_page)
     number = query.get(PAGE) or 1
     if number == LAST_PAGE:
         number = paginator.num_pages
