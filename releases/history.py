@@ -10,11 +10,8 @@ keys it and its references had at that moment.
 from django.db import transaction
 from django.db.models import Exists, OuterRef
 
-from releases import actions
 from releases.actions import DELETED
 from releases.models import Area, Feature, Link, Release, Track
-
-ACTIONS = actions.WORDS  # the desk reads them from here
 
 # --- compare and recover ---------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from itertools import islice
 from django.conf import settings
 from django.urls import reverse
 
-from releases import history, publishing
+from releases import actions, publishing
 from releases.actions import DELETED
 from releases.admin import linkdesk
 from releases.declarations import public_models
@@ -168,7 +168,7 @@ def recent_changes(limit=12):
             Change(
                 when=record.history_date,
                 who=record.history_user.get_username() if record.history_user else "",
-                action=history.ACTIONS[record.history_type],
+                action=actions.WORDS[record.history_type],
                 what=f"{model._meta.verbose_name} {named(record)}",
                 why=record.history_change_reason or "",
                 url=url,

@@ -76,8 +76,9 @@ class StrictPageNumberPagination(PageNumberPagination):
         return self.page_rows
 
     def get_paginated_response(self, data):
+        next_cursor = self.next_cursor_link()  # signed once, whichever link it serves as
         if self.after is not None:
-            count, following, previous = self.total, self.next_cursor_link(), None
+            count, following, previous = self.total, next_cursor, None
         else:
             count, following, previous = (
                 self.page.paginator.count,
@@ -89,7 +90,7 @@ class StrictPageNumberPagination(PageNumberPagination):
                 "count": count,
                 "next": following,
                 "previous": previous,
-                "next_cursor": self.next_cursor_link(),
+                "next_cursor": next_cursor,
                 "results": data,
             }
         )

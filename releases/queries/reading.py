@@ -16,7 +16,6 @@ from rest_framework.exceptions import NotFound
 
 from releases import memory
 from releases.models import Feature, Release, Track
-from releases.queries import filtersets as _declared  # noqa: F401 - every FilterSet, declared
 from releases.queries.fields import JoinedInput
 from releases.queries.filters import CatalogFilterSet
 from releases.queries.filtersets import (
