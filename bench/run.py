@@ -51,7 +51,8 @@ TARGETS = {  # key: (at least or at most, target)
     "filtered_ratio": ("≥", 0.9),
     "deep_page_ratio": ("≥", 0.5),
     "cached_ratio": ("≥", 3.0),
-    "ceiling_ratio": ("≥", 0.5),
+    # Issue 31: a page-cache hit costs little more than a request with nothing behind it.
+    "ceiling_ratio": ("≥", 0.8),
     # Issue 31: the last page of the features list, read by cursor, against the first page.
     "cursor_deep_page_ratio": ("≤", 1.5),
     "p99_during_import_ratio": ("≤", 2.0),

@@ -30,7 +30,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.utils import timezone
 
-from releases import actions
+from releases import actions, declarations
 from releases.declarations import public_models, type_of
 from releases.keys import BATCH, batches, describe
 
@@ -76,70 +76,36 @@ def follow(writes, using, when):
 
 
 def reach(kind, rows, before, reached, using):
-    """Add to ``reached`` the ids whose public state a write of ``rows`` may change."""
-    ids = {row.id for row in rows}
-    reached[kind] |= ids
-
-    def values(attname):
-        """The values of ``attname`` in the rows, now and before the write."""
-        found = {getattr(row, attname) for row in rows}
-        found |= {before.get(row.id, {}).get(attname) for row in rows}
-        return found - {None}
-
-    def changed(*attnames):
-        """Rows whose write changed one of ``attnames`` (all rows of a creation or deletion)."""
-        return {
-            row.id
-            for row in rows
-            if row.id not in before
-            or any(before[row.id].get(a, getattr(row, a)) != getattr(row, a) for a in attnames)
-        }
-
-    def ids_of(name, **lookup):
-        manager = catalog_model(name)._base_manager.using(using)
-        return set(manager.filter(**lookup).values_list("pk", flat=True))
-
-    if kind == "release":
-        shown = changed("is_published", "version")
-        if shown:
-            features = ids_of("feature", release__in=shown)
-            reached["feature"] |= features
-            reached["link"] |= ids_of("link", feature__in=features)
-            reached["claim"] |= ids_of("claim", release__in=shown)
-            reached["track"] |= ids_of("track", features__in=features)
-            reached["area"] |= ids_of("area", features__in=features)
-    elif kind == "feature":
-        reached["link"] |= ids_of("link", feature__in=ids)
-        reached["track"] |= values("track_id")
-        reached["claim"] |= ids_of("claim", feature__in=ids)
-        reached["claim"] |= ids_of("claim", track__in=values("track_id"))
-        reached["area"] |= values("area_id")
-    elif kind == "track":
-        moved = changed("slug")
-        reached["feature"] |= ids_of("feature", track__in=moved)
-        reached["claim"] |= ids_of("claim", track__in=ids)
-        reached["area"] |= values("area_id")
-    elif kind == "area":
-        reached["alias"] |= ids_of("alias", area__in=ids)
-        moved = changed("slug", "needs_review")
-        reached["feature"] |= ids_of("feature", area__in=moved)
-        reached["track"] |= ids_of("track", area__in=moved)
+    """
+    Add to ``reached`` the ids whose public state a write of ``rows`` may change: the rows
+    themselves, and what their model declares it reaches (releases.declarations).
+    """
+    reached[kind] |= {row.id for row in rows}
+    for other, lookup, values in declarations.reached(
+        catalog_model(kind).public.reaches, rows, before
+    ):
+        if lookup == "pk":
+            reached[other] |= values
+            continue
+        manager = catalog_model(other)._base_manager.using(using)
+        for batch in batches(sorted(values)):
+            found = manager.filter(**{f"{lookup}__in": batch}).values_list("pk", flat=True)
+            reached[other] |= set(found)
 
 
 def close(reached, using):
     """
-    What depends on the public state of what was reached: a claim on its feature and track, an
-    alias on its area. (Publishing 1.8 can hide a 1.9 claim whose track loses its last public
-    appearance.)
+    What is public only with what was reached: a claim with its feature and track, an alias
+    with its area, as their models declare (``public_with``). (Publishing 1.8 can hide a 1.9
+    claim whose track loses its last public appearance.)
     """
-    claims = catalog_model("claim")._base_manager.using(using)
-    aliases = catalog_model("alias")._base_manager.using(using)
-    for name, field in (("feature", "feature_id"), ("track", "track_id")):
-        for batch in batches(sorted(reached.get(name, ()))):
-            found = claims.filter(**{f"{field}__in": batch}).values_list("pk", flat=True)
-            reached["claim"] |= set(found)
-    for batch in batches(sorted(reached.get("area", ()))):
-        reached["alias"] |= set(aliases.filter(area_id__in=batch).values_list("pk", flat=True))
+    for kind, model in public_models().items():
+        manager = model._base_manager.using(using)
+        for name in model.public.public_with:
+            other = type_of(model._meta.get_field(name).related_model)
+            for batch in batches(sorted(reached.get(other, ()))):
+                found = manager.filter(**{f"{name}__in": batch}).values_list("pk", flat=True)
+                reached[kind] |= set(found)
 
 
 # --- the public state of objects -------------------------------------------------------------

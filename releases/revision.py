@@ -16,13 +16,14 @@ revalidating with If-Modified-Since alone, holding another revision of the same 
 told that nothing changed (releases.web.middleware).
 """
 
+import datetime
 import hashlib
 import uuid
 from typing import NamedTuple
 
 from django.apps import apps
 from django.core.cache import caches
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connections, transaction
 from django.db.models import Case, F, When
 from django.utils import timezone
 
@@ -44,9 +45,27 @@ def _model():
 
 
 def current(using="default"):
-    """The catalog's Revision as committed now (as this transaction sees it): one query."""
-    row = _model().objects.using(using).filter(pk=ROW).first() or _first(using)
-    return Revision(row.token, row.changed_at, row.number != row.second_first)
+    """
+    The catalog's Revision as committed now (as this transaction sees it): one query, spelled
+    in SQL. Every public request runs it, page-cache hits included, and building it through the
+    ORM cost ten times what running it does (0.6 ms against 0.06; bench/README.md).
+    """
+    connection = connections[using]
+    name = connection.ops.quote_name
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {name('token')}, {name('changed_at')}, {name('number')}, "
+            f"{name('second_first')} FROM {name(_model()._meta.db_table)} WHERE {name('id')} = %s",
+            [ROW],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        first = _first(using)
+        row = (first.token, first.changed_at, first.number, first.second_first)
+    token, changed_at, number, second_first = row
+    if timezone.is_naive(changed_at):  # SQLite keeps UTC without its zone
+        changed_at = timezone.make_aware(changed_at, datetime.UTC)
+    return Revision(token, changed_at, number != second_first)
 
 
 def _first(using):

@@ -23,13 +23,13 @@ import functools
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from django.apps import apps
 from django.db import models, router, transaction
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
 
 from releases import adapters, public_log, revision
 from releases.actions import CREATED, DELETED, UPDATED
+from releases.declarations import declared, public_models, reached
 from releases.keys import BATCH, batches, describe, fetch
 
 
@@ -385,50 +385,21 @@ def record(
 
 
 def touch(model, objects, action, before, when, using):
-    """Stamp the rows whose API items show ``objects``: what ``updated_since`` reads."""
-
-    def moved(names):
-        """The objects of an update in which one of ``names`` changed."""
-        if action != UPDATED:
-            return []
-        return [
-            obj
-            for obj in objects
-            if any(
-                before.get(obj.pk, {}).get(name, getattr(obj, name)) != getattr(obj, name)
-                for name in names
-            )
-        ]
-
-    def values(attname, changed=objects):
-        """The values of ``attname`` in ``changed``, now and before the write."""
-        now = {getattr(obj, attname) for obj in changed}
-        return (now | {before.get(obj.pk, {}).get(attname) for obj in changed}) - {None}
-
-    def stamp_rows(model_name, lookup, ids, **also):
-        manager = apps.get_model("releases", model_name)._base_manager.using(using)
-        for batch in batches(ids):
-            manager.filter(**{lookup: batch}).update(updated_at=when, **also)
-
-    name = model.__name__
-    if name == "Link":
-        stamp_rows("Feature", "pk__in", values("feature_id"))
-        stamp_rows("Release", "features__in", values("feature_id"))
-    elif name == "Feature":
-        stamp_rows("Release", "pk__in", values("release_id"))
-        stamp_rows("Track", "pk__in", values("track_id"))
-        stamp_rows("Link", "feature__in", values("id", moved(["slug", "release_id"])))
-    elif name == "Release":
-        for release in moved(["version"]):
-            key = release.version_key
-            stamp_rows("Feature", "release__in", [release.pk], release_version_key=key)
-            stamp_rows("Link", "feature__release__in", [release.pk])
-    elif name == "AreaAlias":
-        stamp_rows("Area", "pk__in", values("area_id"))
-    elif name == "StageClaim":
-        stamp_rows("Release", "pk__in", values("release_id"))
-    elif name in ("Area", "Track"):
-        shown = moved(["name", "slug"] if name == "Area" else ["slug"])
-        field = name.lower()
-        stamp_rows("Feature", f"{field}__in", values("id", shown))
-        stamp_rows("Release", f"features__{field}__in", values("id", shown))
+    """
+    Stamp the rows whose API items show ``objects`` (what ``updated_since`` reads), as the
+    model declares them (``public.shown_in``), and copy what it declares copied (``copied_to``).
+    """
+    declaration = declared(model)
+    if declaration is None:
+        return
+    for kind, lookup, values in reached(declaration.shown_in, objects, before):
+        manager = public_models()[kind]._base_manager.using(using)
+        for batch in batches(sorted(values)):
+            manager.filter(**{f"{lookup}__in": batch}).update(updated_at=when)
+    if action == UPDATED:
+        for kind, key, field, source in getattr(model, "copied_to", ()):
+            manager = public_models()[kind]._base_manager.using(using)
+            for obj in objects:
+                value = getattr(obj, source)
+                if before.get(obj.pk, {}).get(source, value) != value:
+                    manager.filter(**{key: obj.pk}).update(**{field: value})

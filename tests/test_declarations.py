@@ -35,3 +35,40 @@ def test_a_mirror_creates_what_others_refer_to_first():
         for field in model.public.references:
             target = type_of(model._meta.get_field(field).related_model)
             assert order.index(target) <= order.index(name), (name, field)
+
+
+def test_what_a_model_reaches_names_public_types_real_paths_and_its_own_fields():
+    """Each Reaches resolves: a typo in a lookup would silently reach nothing."""
+    models = public_models()
+    for name, model in models.items():
+        own = {field.attname for field in model._meta.concrete_fields} | {"id"}
+        for reach in (*model.public.shown_in, *model.public.reaches):
+            assert reach.type in models, (name, reach)
+            assert reach.through in own, (name, reach)
+            assert set(reach.when) <= own, (name, reach)
+            reached = models[reach.type]._base_manager.filter(**{f"{reach.lookup}__in": [0]})
+            str(reached.query)  # builds the SQL: a lookup that names nothing raises here
+        for field in model.public.public_with:
+            assert type_of(model._meta.get_field(field).related_model) in models, (name, field)
+
+
+def test_a_write_reaches_what_depends_on_it(db):
+    """Publishing a release reaches its features, their links, claims, tracks and areas."""
+    from releases.models import Area, Feature, Link, Release
+
+    area = Area.objects.create(name="Vision", slug="vision")
+    release = Release.objects.create(version="9.1")
+    feature = Feature.objects.create(release=release, area=area, title="A thing", slug="a-thing")
+    link = Link.objects.create(feature=feature, kind="documentation", url="https://example.org/")
+    reached = {kind: set() for kind in public_models()}
+    before = {release.pk: {"is_published": True, "version": "9.1"}}
+    release.is_published = False
+    public_log.reach("release", [release], before, reached, "default")
+    assert reached["release"] == {release.pk}
+    assert reached["feature"] == {feature.pk} and reached["link"] == {link.pk}
+    assert reached["track"] == {feature.track_id} and reached["area"] == {area.pk}
+    untouched = {kind: set() for kind in public_models()}
+    public_log.reach(
+        "release", [release], {release.pk: {"is_published": False}}, untouched, "default"
+    )
+    assert untouched["feature"] == set()

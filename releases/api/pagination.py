@@ -45,7 +45,7 @@ class StrictPageNumberPagination(PageNumberPagination):
         self.after = None
         cursor = request.query_params.get(CURSOR)
         if cursor is not None:
-            self.after = self.keyset.read(cursor)
+            self.after = self.keyset.following(rows.queryset, cursor)
             return self.paginate_after(rows, request)
         rows.rows = self.shaped(self.keyset.annotate(rows.queryset))
         return super().paginate_queryset(rows, request, view)
@@ -62,7 +62,7 @@ class StrictPageNumberPagination(PageNumberPagination):
         """
         self.request = request
         per_page = self.validate(request)
-        after = self.keyset.after(self.keyset.annotate(rows.queryset), self.after)
+        after = self.after
         number = request.query_params.get(self.page_query_param) or "1"
         if number in self.last_page_strings:
             number = max(1, -(-after.count() // per_page))

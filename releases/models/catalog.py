@@ -10,7 +10,7 @@ from django.db.models.functions import Lower
 from django.urls import reverse
 
 from releases import text, versions
-from releases.declarations import Public
+from releases.declarations import Public, Reaches
 from releases.managers import (
     AreaAliasManager,
     AreaManager,
@@ -73,7 +73,29 @@ class Release(Timestamped):
         help_text="Drafts are invisible to the public API. Publishing needs a release date.",
     )
 
-    public = Public(type="release", order=3)
+    # Publishing or renumbering a release changes what its features, their links, claims,
+    # tracks and areas show; its features and links show its version.
+    public = Public(
+        type="release",
+        order=3,
+        shown_in=(
+            Reaches("feature", lookup="release", when=("version",)),
+            Reaches("link", lookup="feature__release", when=("version",)),
+        ),
+        reaches=tuple(
+            Reaches(kind, lookup=lookup, when=("is_published", "version"))
+            for kind, lookup in (
+                ("feature", "release"),
+                ("link", "feature__release"),
+                ("claim", "release"),
+                ("track", "features__release"),
+                ("area", "features__release"),
+            )
+        ),
+    )
+    # What a write copies into other rows, (type, their key to it, their field, its field): its
+    # version_key into its features' (the lists sort by it).
+    copied_to = (("feature", "release", "release_version_key", "version_key"),)
     objects = ReleaseManager()
     derived_fields = (*versions.PART_FIELDS, "version_key")
     history = history(*derived_fields)
@@ -132,7 +154,19 @@ class Area(Timestamped):
         help_text="Created by the importer from a heading no alias matched: merge or keep.",
     )
 
-    public = Public(type="area", order=0)
+    public = Public(
+        type="area",
+        order=0,
+        shown_in=(
+            Reaches("feature", lookup="area", when=("name", "slug")),
+            Reaches("release", lookup="features__area", when=("name", "slug")),
+        ),
+        reaches=(
+            Reaches("alias", lookup="area"),
+            Reaches("feature", lookup="area", when=("slug", "needs_review")),
+            Reaches("track", lookup="area", when=("slug", "needs_review")),
+        ),
+    )
     objects = AreaManager()
     history = history()
 
@@ -157,7 +191,13 @@ class AreaAlias(Timestamped):
     area = models.ForeignKey(Area, on_delete=models.CASCADE, related_name="aliases")
     name = models.CharField(max_length=100, help_text="A heading as a post spells it.")
 
-    public = Public(type="alias", order=1, references=("area",))
+    public = Public(
+        type="alias",
+        order=1,
+        references=("area",),
+        shown_in=(Reaches("area", through="area_id"),),
+        public_with=("area",),
+    )
     objects = AreaAliasManager()
     history = history()
 
@@ -200,7 +240,20 @@ class Track(Timestamped):
         "Name and description as search compares them (releases.text.searchable)."
     )
 
-    public = Public(type="track", order=2, references=("area", "succeeds"))
+    public = Public(
+        type="track",
+        order=2,
+        references=("area", "succeeds"),
+        shown_in=(
+            Reaches("feature", lookup="track", when=("slug",)),
+            Reaches("release", lookup="features__track", when=("slug",)),
+        ),
+        reaches=(
+            Reaches("feature", lookup="track", when=("slug",)),
+            Reaches("claim", lookup="track"),
+            Reaches("area", through="area_id"),
+        ),
+    )
     objects = TrackManager()
     derived_fields = ("search_text",)
     history = history(*derived_fields)

@@ -9,7 +9,7 @@ from django.db.models.functions import Lower
 
 from releases import labels, text
 from releases.classification import FeatureKind, Stability
-from releases.declarations import Public
+from releases.declarations import Public, Reaches
 from releases.managers import (
     FeatureManager,
     LinkManager,
@@ -128,7 +128,22 @@ class Feature(Timestamped, FromPost):
     )
 
     public = Public(
-        type="feature", order=4, references=("release", "area", "track"), key_path=("release",)
+        type="feature",
+        order=4,
+        references=("release", "area", "track"),
+        key_path=("release",),
+        shown_in=(
+            Reaches("release", through="release_id"),
+            Reaches("track", through="track_id"),
+            Reaches("link", lookup="feature", when=("slug", "release_id")),
+        ),
+        reaches=(
+            Reaches("link", lookup="feature"),
+            Reaches("track", through="track_id"),
+            Reaches("claim", lookup="feature"),
+            Reaches("claim", lookup="track", through="track_id"),
+            Reaches("area", through="area_id"),
+        ),
     )
     objects = FeatureManager()
     derived_fields = ("release_version_key", "search_text", "title_search")
@@ -266,7 +281,16 @@ class Link(Timestamped):
     )
     search_text = search_column("The label, and the label shown, as search compares them.")
 
-    public = Public(type="link", order=5, references=("feature",), key_path=("feature",))
+    public = Public(
+        type="link",
+        order=5,
+        references=("feature",),
+        key_path=("feature",),
+        shown_in=(
+            Reaches("feature", through="feature_id"),
+            Reaches("release", lookup="features", through="feature_id"),
+        ),
+    )
     objects = LinkManager()
     derived_fields = ("shown_label", "search_text")
     check_fields = (
@@ -384,7 +408,12 @@ class StageClaim(Timestamped, FromPost):
     )
 
     public = Public(
-        type="claim", order=6, references=("release", "feature", "track"), key_path=("release",)
+        type="claim",
+        order=6,
+        references=("release", "feature", "track"),
+        key_path=("release",),
+        shown_in=(Reaches("release", through="release_id"),),
+        public_with=("feature", "track"),
     )
     objects = StageClaimManager()
     history = history()

@@ -51,12 +51,23 @@ class Keyset:
         )
 
     def after(self, queryset, values):
-        """The rows of the annotated ``queryset`` that its order puts after ``values``."""
+        """
+        The rows of the annotated ``queryset`` that its order puts after ``values``: the row
+        comparison spelled as ORs, under the bound the first term alone implies (``a >= x``
+        for ``(a, b) > (x, y)``), which lets the ordering's index start its scan at the cursor
+        rather than read the rows before it to discard them.
+        """
         later = Q()
         for index, (name, (_, descending)) in enumerate(zip(self.names, self.terms, strict=True)):
             same = {earlier: values[i] for i, earlier in enumerate(self.names[:index])}
             later |= Q(**same, **{f"{name}__{'lt' if descending else 'gt'}": values[index]})
-        return queryset.filter(later)
+        first, (_, descending) = self.names[0], self.terms[0]
+        bound = Q(**{f"{first}__{'lte' if descending else 'gte'}": values[0]})
+        return queryset.filter(bound & later)
+
+    def following(self, queryset, token):
+        """The rows of ``queryset``, each with its key, after the cursor ``token`` (see read)."""
+        return self.after(self.annotate(queryset), self.read(token))
 
     def cursor(self, row):
         """The cursor of the row ``row`` (a model instance or a values dict)."""

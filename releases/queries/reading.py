@@ -88,7 +88,7 @@ def read_list(query, filterset_class, queryset, *, path, token=None, size=50, pr
     else:  # counted as it is: the rows after a cursor are a list of their own
         keyset = Keyset(rows)
         try:
-            listed = Rows(keyset.after(keyset.annotate(rows), keyset.read(query[CURSOR])))
+            listed = Rows(keyset.following(rows, query[CURSOR]))
         except NotFound as error:
             raise Http404(str(error.detail)) from None
     paginator = CachedCountPaginator(listed, per_page)
