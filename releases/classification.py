@@ -66,3 +66,11 @@ def stage_change(before, after):
         return StageChange.RELABELLED
     rose = STABILITY_RANKS[after] > STABILITY_RANKS[before]
     return StageChange.PROMOTED if rose else StageChange.DEMOTED
+
+
+class ReleaseStatus(models.TextChoices):
+    """Where a release stands (annotated by ReleaseQuerySet.with_status)."""
+
+    PLANNED = "planned", "Planned: known from the schedule, not out yet"
+    LATEST = "latest", "Latest: the newest minor out, the one PyTorch patches"
+    SUPERSEDED = "superseded", "Superseded: an older minor"

@@ -5,12 +5,15 @@ from django.contrib.auth.models import Group, Permission
 
 EDITORS_GROUP = "Editors"
 EDITED_MODELS = ["release", "feature", "link", "area", "areaalias", "track", "stageclaim"]
+# What a release runs on and pairs with: editors keep or delete what an import brought.
+EDITED_MODELS += ["support", "companion", "patchrelease", "scheduledate"]
 ACTIONS = ["view", "add", "change"]
 # Merging and splitting delete the tracks they empty (a track with features cannot be
 # deleted: features protect it). Editors delete links, aliases and features (a published
 # feature is retired, with a confirmation); each comes back from Deleted features, links and
 # aliases (the history keeps all). Releases, areas and claims they do not delete.
 EXTRA = ["delete_track", "delete_link", "delete_areaalias", "delete_feature"]
+EXTRA += ["delete_support", "delete_companion", "delete_patchrelease", "delete_scheduledate"]
 # What watch_blog found in the blog's feed: editors read it (the desk links it); only the
 # command writes it.
 WATCHED = ["view_blogannouncement", "view_blogfeed"]

@@ -8,11 +8,23 @@ Every QuerySet here is a ``CatalogQuerySet``, whose bulk writes (``update``, ``d
 
 from django.apps import apps
 from django.db import models
-from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, Subquery, Value
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    F,
+    OuterRef,
+    Prefetch,
+    Q,
+    Subquery,
+    Value,
+    When,
+)
 from django.db.models.functions import Coalesce, Lower
+from django.utils import timezone
 
 from releases import versions, writes
-from releases.classification import Stability
+from releases.classification import ReleaseStatus, Stability
 from releases.slugs import unique_slug
 
 
@@ -118,9 +130,58 @@ class ReleaseQuerySet(CatalogQuerySet):
             unsummarized_count=count_of(features.filter(summary="")),
         )
 
+    def released(self):
+        """Published releases that are out: not merely planned."""
+        return self.published().filter(planned=False)
+
+    def announcing(self):
+        """Releases out with a feature announcement: the columns of every page of features."""
+        return self.released().filter(announced=True)
+
+    def overdue(self):
+        """Planned releases whose day has passed without an imported announcement."""
+        return self.filter(planned=True, release_date__lt=timezone.localdate())
+
+    def with_status(self):
+        """
+        Annotate ``status``: planned (not out yet), latest (the newest minor out: the one
+        PyTorch patches) or superseded, in the same query.
+        """
+        newest = self.model.objects.released().order_by("-version_key").values("version_key")
+        return self.annotate(
+            status=Case(
+                When(planned=True, then=Value(ReleaseStatus.PLANNED)),
+                When(version_key=Subquery(newest[:1]), then=Value(ReleaseStatus.LATEST)),
+                default=Value(ReleaseStatus.SUPERSEDED),
+            )
+        )
+
+    def with_compatibility(self):
+        """
+        Prefetch what each release runs on and pairs with, as the public sees it (four
+        queries, whatever the number of releases): ``public_supports``, ``public_companions``,
+        ``public_patches`` and ``public_schedule``.
+        """
+        rows = {
+            "supports": ("Support", ["kind", "version_key", "version"]),
+            "companions": ("Companion", ["torch_version_key", "library"]),
+            "patches": ("PatchRelease", ["version_key"]),
+            "schedule": ("ScheduleDate", ["date", "kind", "number"]),
+        }
+        return self.prefetch_related(
+            *(
+                Prefetch(
+                    related,
+                    queryset=model(name).objects.published().order_by(*order),
+                    to_attr=f"public_{related}",
+                )
+                for related, (name, order) in rows.items()
+            )
+        )
+
     def for_api(self):
-        """Published releases, newest first, with their feature counts: one query."""
-        return self.published().with_feature_count().newest_first()
+        """Published releases, newest first, with their feature counts and status: one query."""
+        return self.published().with_feature_count().with_status().newest_first()
 
     def for_api_detail(self):
         """As ``for_api``, with every public feature and its links prefetched (three queries)."""
@@ -390,3 +451,33 @@ class StageClaimQuerySet(CatalogQuerySet):
 class StageClaimManager(models.Manager.from_queryset(StageClaimQuerySet)):
     def get_by_natural_key(self, version, line, subject):
         return self.get(release__version=version, line=line, subject=subject)
+
+
+# --- what a release runs on and pairs with (releases.models.compat) ------------------------------
+
+
+class ReleaseRowQuerySet(CatalogQuerySet):
+    """Rows that belong to a release: public with it, once no editor still has to settle them."""
+
+    def published(self):
+        return self.filter(release__is_published=True, needs_review=False)
+
+
+class SupportManager(models.Manager.from_queryset(ReleaseRowQuerySet)):
+    def get_by_natural_key(self, version, kind, supported):
+        return self.get(release__version=version, kind=kind, version=supported)
+
+
+class PatchReleaseManager(models.Manager.from_queryset(ReleaseRowQuerySet)):
+    def get_by_natural_key(self, version):
+        return self.get(version=version)
+
+
+class CompanionManager(models.Manager.from_queryset(ReleaseRowQuerySet)):
+    def get_by_natural_key(self, torch_version, library):
+        return self.get(torch_version=torch_version, library=library)
+
+
+class ScheduleDateManager(models.Manager.from_queryset(ReleaseRowQuerySet)):
+    def get_by_natural_key(self, version, kind, number):
+        return self.get(release__version=version, kind=kind, number=number)

@@ -44,12 +44,13 @@ def with_stage_counts(releases):
 
 def release_stats():
     """Published releases, oldest first, each with its features' counts by stage: one query."""
-    return with_stage_counts(Release.objects.for_api()).order_by("version_key")
+    releases = Release.objects.announcing().with_feature_count()
+    return with_stage_counts(releases).order_by("version_key")
 
 
 def release_positions():
     """{version: its place among the published releases, oldest first}: one query."""
-    versions = Release.objects.published().oldest_first().values_list("version", flat=True)
+    versions = Release.objects.announcing().oldest_first().values_list("version", flat=True)
     return {version: index for index, version in enumerate(versions)}
 
 

@@ -110,6 +110,10 @@ FULL_SIZE_PAGES = [
     ("track-badge", "/tracks/torch-compile-support-for-autograd-function/"),
     ("home-full", "/"),
     ("release-2.0", "/releases/2.0/"),
+    # Issue 32: which versions go together, a planned release, a release with patches.
+    ("compatibility", "/compatibility/?torch=2.4.0&python=3.13"),
+    ("release-2.16-planned", "/releases/2.16/"),
+    ("release-2.7-runs-on", "/releases/2.7/"),
 ]
 
 

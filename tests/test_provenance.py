@@ -39,7 +39,12 @@ def plain(text):
 
 
 def all_fixture_versions():
-    return sorted(path.stem.removeprefix("pytorch-") for path in FIXTURES.glob("pytorch-*.json"))
+    """The releases whose fixtures hold an announcement's features (not the tables' alone)."""
+    return sorted(
+        path.stem.removeprefix("pytorch-")
+        for path in FIXTURES.glob("pytorch-*.json")
+        if '"model": "releases.feature"' in path.read_text(encoding="utf-8")
+    )
 
 
 # --- the fixtures ----------------------------------------------------------------------------

@@ -20,4 +20,13 @@ Model admins import ``forms`` and ``history``, never the reverse.
 """
 
 # Django's autodiscovery imports this package: importing each model's admin registers it.
-from releases.admin import areas, claims, features, links, releases, tracks, watching  # noqa: F401
+from releases.admin import (  # noqa: F401
+    areas,
+    claims,
+    compat,
+    features,
+    links,
+    releases,
+    tracks,
+    watching,
+)

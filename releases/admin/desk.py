@@ -21,11 +21,17 @@ from releases.models import (
     Area,
     BlogAnnouncement,
     BlogFeed,
+    Companion,
     Feature,
     Link,
+    PatchRelease,
     Release,
+    ScheduleDate,
     StageClaim,
+    Support,
 )
+
+SOURCED = (Support, Companion, PatchRelease, ScheduleDate)
 
 
 @dataclass
@@ -79,6 +85,20 @@ def queues():
             Area.objects.filter(needs_review=True).count(),
             changelist("area", "needs_review__exact=1"),
             "Headings no area knew: keep as an area, or make them an alias.",
+        ),
+        Queue(
+            "Planned releases past their date",
+            Release.objects.overdue().count(),
+            changelist("release", "planned__exact=1"),
+            "The schedule's day has passed and no announcement was imported: import its post, "
+            "or correct the date.",
+        ),
+        Queue(
+            "Compatibility rows awaiting review",
+            sum(model.objects.filter(needs_review=True).count() for model in SOURCED),
+            changelist("support", "needs_review__exact=1"),
+            "Platforms, companions, patches and dates an import brought: keep or delete each "
+            "(the other lists are under Releases in the menu).",
         ),
         Queue(
             "Features without a stage",

@@ -33,13 +33,26 @@ class ReleaseAdmin(CatalogAdmin):
     change_form_template = "admin/releases/release/change_form.html"
     change_list_template = "admin/releases/release/change_list.html"
     list_display = ["version", "title", "release_date", "is_published", "feature_count"]
-    list_filter = ["is_published"]
+    list_filter = ["is_published", "planned", "announced"]
     search_fields = ["version", "title", "summary"]
     ordering = NEWEST_FIRST
     date_hierarchy = "release_date"
     readonly_fields = ["is_published", "feature_list", "created_at", "updated_at"]
     fieldsets = [
-        (None, {"fields": ["version", "title", "release_date", "is_published", "feature_list"]}),
+        (
+            None,
+            {
+                "fields": [
+                    "version",
+                    "title",
+                    "release_date",
+                    "planned",
+                    "announced",
+                    "is_published",
+                    "feature_list",
+                ]
+            },
+        ),
         ("Sources", {"fields": ["announcement_url", "release_notes_url"]}),
         ("In our words", {"fields": ["summary", "highlights"]}),
         ("Figures", {"fields": ["commit_count", "contributor_count"]}),

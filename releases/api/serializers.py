@@ -9,25 +9,12 @@ from ``FeatureSerializer`` through ``releases.api.rows``.
 from rest_framework import serializers
 
 from releases import public_log
+from releases.api import compat
+from releases.api.fields import BlankAsNullCharField, BlankAsNullURLField
 from releases.api.rows import RowShape
 from releases.classification import NO_STAGE
 from releases.models import Area, Feature, Link, LinkStatus, Release, Stability, StageSource, Track
 from releases.stats import Standing
-
-
-class BlankAsNull:
-    """A field shown as null where the catalog stores an empty string."""
-
-    def to_representation(self, value):
-        return value or None
-
-
-class BlankAsNullURLField(BlankAsNull, serializers.URLField):
-    """A URL, or null where the catalog stores an empty string (a missing link)."""
-
-
-class BlankAsNullCharField(BlankAsNull, serializers.CharField):
-    """Text, or null where the catalog stores an empty string."""
 
 
 class IsBlankField(serializers.BooleanField):
@@ -202,6 +189,13 @@ class ReleaseSerializer(serializers.ModelSerializer):
         "stages not given); null where nothing is missing.",
     )
     feature_count = serializers.IntegerField()
+    # What it runs on and pairs with (releases.api.compat).
+    status = compat.status_field()
+    python_range = compat.PythonRangeSerializer(source="*")
+    platforms = compat.PlatformsSerializer(source="*")
+    companions = compat.CompanionSerializer(many=True, source="public_companions")
+    patches = compat.PatchSerializer(many=True, source="public_patches")
+    schedule = compat.ScheduleSerializer(many=True, source="public_schedule")
 
     class Meta:
         model = Release
@@ -218,6 +212,8 @@ class ReleaseSerializer(serializers.ModelSerializer):
             "contributor_count",
             "sources_note",
             "feature_count",
+            "announced",
+            *compat.RELEASE_FIELDS,
         ]
 
 

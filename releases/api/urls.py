@@ -1,7 +1,7 @@
 from django.urls import path
 from rest_framework.routers import DefaultRouter
 
-from releases.api import views
+from releases.api import lifecycle, views
 
 app_name = "releases"
 
@@ -21,6 +21,8 @@ router.register("stats/graduation", views.GraduationViewSet, basename="stats-gra
 urlpatterns = [
     path("compare/", views.CompareView.as_view(), name="compare"),
     path("changes/", views.ChangeLogView.as_view(), name="changes"),
+    path("check/", lifecycle.CheckView.as_view(), name="check"),
+    path("lifecycle/pytorch.json", lifecycle.LifecycleView.as_view(), name="lifecycle"),
     path("schema/", views.SchemaView.as_view(), name="schema"),
     path("docs/", views.DocsView.as_view(url_name="releases:schema"), name="docs"),
     *router.urls,

@@ -99,12 +99,14 @@ class ReleaseViewSet(CSVListMixin, viewsets.ReadOnlyModelViewSet):
 
     lookup_field = "version"
     lookup_value_regex = r"[^/]+"
+
+    # The list's; a release's own item takes no filter (a planned release has one too).
     filterset_class = reading.RELEASES.filterset
 
     def get_queryset(self):
         if self.action == "retrieve":
-            return Release.objects.for_api_detail()
-        return reading.RELEASES.queryset()
+            return Release.objects.for_api_detail().with_compatibility()
+        return reading.RELEASES.queryset().with_compatibility()
 
     def get_serializer_class(self):
         return ReleaseDetailSerializer if self.action == "retrieve" else ReleaseSerializer

@@ -29,6 +29,16 @@ from releases.models.catalog import (
     Release,
     Track,
 )
+from releases.models.compat import (
+    Companion,
+    Library,
+    PatchRelease,
+    ScheduleDate,
+    ScheduleKind,
+    Support,
+    SupportKind,
+    SupportLevel,
+)
 from releases.models.features import (
     Feature,
     Link,
@@ -68,6 +78,14 @@ __all__ = [
     "Feature",
     "Link",
     "StageClaim",
+    "Support",
+    "SupportKind",
+    "SupportLevel",
+    "PatchRelease",
+    "Companion",
+    "Library",
+    "ScheduleDate",
+    "ScheduleKind",
     "PublicObject",
     "PublicChange",
     "CatalogRevision",

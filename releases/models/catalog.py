@@ -62,6 +62,16 @@ class Release(Timestamped):
         help_text="What the sources of this release leave unstated (no full post at hand, "
         "stages not given), in our own words: shown on the release page.",
     )
+    planned = models.BooleanField(
+        default=False,
+        help_text="Known only from the release schedule: not out yet. Its release date is the "
+        "planned one; lists leave it out unless asked (status=planned).",
+    )
+    announced = models.BooleanField(
+        default=True,
+        help_text="It has a feature announcement. Releases older than the first announced one "
+        "are in the catalog for what they run on and pair with.",
+    )
     commit_count = models.PositiveIntegerField(
         null=True, blank=True, help_text="Commits since the previous release, if the post says."
     )

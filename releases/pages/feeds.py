@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import format_html, format_html_join
 
-from releases.models import Release, Stability, StageSource, Track
+from releases.models import Release, ScheduleDate, Stability, StageSource, Track
 
 
 def day_start(date):
@@ -40,7 +40,7 @@ class ReleaseFeed(StrictFeed):
         return reverse("page-releases")  # a feed reader opens pages for people
 
     def items(self):
-        return Release.objects.for_api()[:20]
+        return Release.objects.for_api().filter(planned=False)[:20]
 
     def item_title(self, release):
         return f"PyTorch {release.version}: {release.title}"
@@ -130,3 +130,38 @@ class TrackFeed(StrictFeed):
 
     def item_updateddate(self, item):
         return item[2].updated_at
+
+
+class ScheduleFeed(StrictFeed):
+    """The release schedule's dates, the latest changed first: a new plan, a date that moved."""
+
+    feed_type = Atom1Feed
+    title = "PyTorch release schedule"
+    subtitle = "Branch cuts, releases and patch releases as PyTorch plans them, as they change."
+    author_name = "PyTorch Release Catalog"
+
+    def link(self):
+        return reverse("page-compatibility")
+
+    def items(self):
+        dates = ScheduleDate.objects.published().select_related("release")
+        return dates.order_by("-updated_at", "-pk")[:50]
+
+    def item_title(self, date):
+        tentative = " (tentative)" if date.tentative else ""
+        return f"PyTorch {date.release.version}: {date.label()} on {date.shown_date()}{tentative}"
+
+    def item_description(self, date):
+        return format_html("<p>{}</p>", date.disputed) if date.disputed else ""
+
+    def item_link(self, date):
+        return f"{date.release.get_absolute_url()}#runs-on"
+
+    def item_guid(self, date):
+        return f"schedule-{date.release.version}-{date.kind}-{date.number}-{date.row_version}"
+
+    def item_pubdate(self, date):
+        return date.updated_at
+
+    def item_updateddate(self, date):
+        return date.updated_at

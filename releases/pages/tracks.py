@@ -75,7 +75,7 @@ def track_detail(request, slug):
     track = Track.objects.for_api().filter(slug=slug).first()
     if track is None:
         raise Http404(f"No track {slug}.")
-    axis = [release.version for release in Release.objects.published().oldest_first()]
+    axis = [release.version for release in Release.objects.announcing().oldest_first()]
     stages = [None, *(a.stability for a in track.appearances)]
     drawing = timeline.draw(
         axis,
@@ -179,7 +179,7 @@ def matrix(request):
         prepare=lambda qs: qs.order_by(Lower("area__name"), Lower("name"), "pk"),
         size=MATRIX_PAGE_SIZE,
     )
-    releases = list(Release.objects.published().oldest_first())
+    releases = list(Release.objects.announcing().oldest_first())
     groups = []
     for track in tracks:
         if not groups or groups[-1][0] != track.area:

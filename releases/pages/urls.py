@@ -2,8 +2,8 @@
 
 from django.urls import path
 
-from releases.pages import tracks, views
-from releases.pages.feeds import ReleaseFeed, TrackFeed
+from releases.pages import compat, tracks, views
+from releases.pages.feeds import ReleaseFeed, ScheduleFeed, TrackFeed
 from releases.pages.sitemaps import SITEMAPS
 
 urlpatterns = [
@@ -18,8 +18,23 @@ urlpatterns = [
     path("features/", views.feature_list, name="page-features"),
     path("graduation/", tracks.graduation, name="page-graduation"),
     path("stages/", views.stages, name="page-stages"),
+    path("compatibility/", compat.compatibility, name="page-compatibility"),
+    path("calendar.ics", compat.calendar, name="calendar"),
+    path(
+        "badges/releases/<str:version>/python.svg",
+        compat.python_badge,
+        {"kind": "svg"},
+        name="badge-python-svg",
+    ),
+    path(
+        "badges/releases/<str:version>/python.json",
+        compat.python_badge,
+        {"kind": "json"},
+        name="badge-python-json",
+    ),
     path("sitemap.xml", views.sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
     path("feeds/releases/", ReleaseFeed(), name="feed-releases"),
+    path("feeds/schedule/", ScheduleFeed(), name="feed-schedule"),
     path("feeds/tracks/<slug:slug>/", TrackFeed(), name="feed-track"),
     path(
         # Any name, not only a slug: a track nobody knows gets the grey "unknown" badge.

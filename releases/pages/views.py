@@ -19,6 +19,7 @@ from django.db.models import Count, Prefetch
 from django.db.models.functions import Lower
 from django.http import Http404
 from django.shortcuts import render
+from django.utils import timezone
 from rest_framework.exceptions import ValidationError
 
 from releases import canonical, provenance, schemes, stats, versions
@@ -33,7 +34,7 @@ from releases.models import (
     StageSource,
     Track,
 )
-from releases.pages import charts
+from releases.pages import charts, compat
 from releases.pages.common import (
     STAGE_COLUMNS,
     STAGES,
@@ -94,6 +95,9 @@ def home(request):
             "chart": release_chart(releases),
             "stage_columns": STAGE_COLUMNS,
             "promoted": promoted,
+            "latest_patch": compat.latest_patch(latest.version) if latest else None,
+            "next_planned": compat.schedule_news(),
+            "today": timezone.localdate(),
             "api_url": api_url("release-list"),
             "stats_url": api_url("stats-release-list"),
         },
@@ -124,6 +128,7 @@ def release_detail(request, version):
     features = Feature.objects.public().for_release_page().with_previous_stability()
     release = (
         Release.objects.for_api()
+        .with_compatibility()
         .prefetch_related(Prefetch("features", queryset=features))
         .filter(version_key=key)
         .first()
@@ -146,6 +151,7 @@ def release_detail(request, version):
             "release": release,
             "groups": sorted(groups.items(), key=lambda item: item[0].name.lower()),
             "news": whats_new(release.features.all()),
+            "runs_on": compat.runs_on(release),
             "api_url": api_url("release-detail", version=release.version),
             "claim": StageSource.CLAIM,
             "deprecation": FeatureKind.DEPRECATION,
@@ -190,7 +196,7 @@ def state(request, version):
         parsed = versions.Version.parse(version)
     except versions.InvalidVersion:
         raise Http404(f"No release {version}.") from None
-    releases = list(Release.objects.published().oldest_first())
+    releases = list(Release.objects.announcing().oldest_first())
     release = next((r for r in releases if r.version_key == parsed.key), None)
     if release is None:
         raise Http404(f"No release {version}.")
@@ -244,7 +250,7 @@ def state(request, version):
 @checks_query
 def compare_page(request):
     """/api/compare/ as a page: with no query, the form; with one, the API's checks first."""
-    releases = list(Release.objects.published().oldest_first())
+    releases = list(Release.objects.announcing().oldest_first())
     result = None
     if request.GET:
         form = CompareForm(request.GET)

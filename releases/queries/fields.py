@@ -196,6 +196,42 @@ class TrackField(StrictField):
         return value
 
 
+PLATFORM_VERSION = r"[0-9]{1,4}(\.[0-9]{1,4}){0,3}t?"
+
+
+class PlatformVersionField(StrictField):
+    """A version of what a release runs on: Python 3.13 (3.13t), CUDA 12.8, ROCm 6.2.4, 9.0."""
+
+    def __init__(self, **kwargs):
+        super().__init__(pattern=anchored(PLATFORM_VERSION), **kwargs)
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        if value and not re.fullmatch(PLATFORM_VERSION, value):
+            raise forms.ValidationError(
+                f"Not a version such as 3.13, 12.8 or 6.2.4; got '{value[:40]}'.", code="invalid"
+            )
+        return value or None
+
+
+class PlatformNameField(StrictField):
+    """An operating system as the tables name it: Linux, macOS, Windows."""
+
+    NAME = r"[A-Za-z][A-Za-z0-9 .+-]{0,39}"
+
+    def __init__(self, **kwargs):
+        super().__init__(pattern=anchored(self.NAME), **kwargs)
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        if value and not re.fullmatch(self.NAME, value):
+            raise forms.ValidationError(
+                f"Not an operating system's name such as Linux; got '{value[:40]}'.",
+                code="invalid",
+            )
+        return value or None
+
+
 class ChoiceListField(StrictField):
     """One value or several, comma-separated, each from a fixed list."""
 

@@ -17,6 +17,8 @@ from releases.queries.fields import (
     BoundedDateTimeField,
     ChoiceListField,
     ISODateField,
+    PlatformNameField,
+    PlatformVersionField,
     PublishedVersionField,
     SearchField,
     StrictBooleanField,
@@ -72,6 +74,25 @@ class AsOfFilter(VersionFilter):
 
     def filter(self, qs, value):
         return qs.for_api(as_of=value or None)
+
+
+class SupportFilter(Declared, django_filters.CharFilter):
+    """Releases that support this version of ``kind`` (a stable or an experimental build)."""
+
+    field_class = PlatformVersionField
+
+    def __init__(self, *args, kind, **kwargs):
+        self.kind = kind
+        if kind == "os":
+            self.field_class = PlatformNameField
+        super().__init__(*args, **kwargs)
+
+    def filter(self, qs, value):
+        if not value:
+            return qs
+        supports = qs.model.supports.rel.related_model.objects.published()
+        found = supports.filter(release=OuterRef("pk"), kind=self.kind, version__iexact=value)
+        return qs.filter(Exists(found))
 
 
 class TrackFilter(Declared, django_filters.CharFilter):
@@ -258,6 +279,21 @@ class PublishedVersionFilter(VersionFilter):
 
 class PublishedAsOfFilter(AsOfFilter):
     field_class = PublishedVersionField
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class StatusFilter(ChoiceListFilter):
+    """
+    Releases by status (planned, latest, superseded; the list annotates it). Applied when not
+    given too: a list shows the releases that are out.
+    """
+
+    always = True
+
+    def filter(self, qs, value):
+        if not value:
+            return qs.filter(planned=False)
+        return qs.filter(**exact_or_in("status", value))
 
 
 @extend_schema_field(OpenApiTypes.INT)

@@ -7,7 +7,7 @@ it names).
 from django.db.models import OuterRef, Subquery
 
 from releases import versions
-from releases.classification import NO_STAGE
+from releases.classification import NO_STAGE, ReleaseStatus
 from releases.models import (
     Area,
     Feature,
@@ -26,7 +26,9 @@ from releases.queries.filters import (
     ISODateFilter,
     PublishedAsOfFilter,
     SearchFilter,
+    StatusFilter,
     StrictBooleanFilter,
+    SupportFilter,
     TrackFilter,
     VersionAwareOrderingFilter,
     VersionFilter,
@@ -42,6 +44,9 @@ STABILITY_HELP = (
     "One of stable, beta, prototype, unstable (PyTorch's API-Unstable, from 2.8 on), none (no "
     "stability given), or several comma-separated: stability=beta,prototype."
 )
+
+
+RELEASE_STATUSES = ReleaseStatus.values
 
 
 def area_slugs():
@@ -68,6 +73,18 @@ class ReleaseFilterSet(CatalogFilterSet):
         "(on PostgreSQL, best matches first).",
     )
     updated_since = updated_since_filter()
+    python = SupportFilter(kind="python", help_text="Releases with builds for this Python: 3.13.")
+    cuda = SupportFilter(kind="cuda", help_text="Releases with builds for this CUDA: 12.8.")
+    rocm = SupportFilter(kind="rocm", help_text="Releases with builds for this ROCm: 6.4.")
+    os = SupportFilter(kind="os", help_text="Releases supported on this operating system.")
+    cuda_arch = SupportFilter(
+        kind="cuda_arch", help_text="Releases whose CUDA builds include this architecture: 9.0."
+    )
+    status = StatusFilter(
+        allowed=RELEASE_STATUSES,
+        help_text="planned (known from the schedule, not out yet), latest (the newest minor "
+        "out) or superseded; several comma-separated. Without it, the releases that are out.",
+    )
 
     class Meta:
         model = Release

@@ -20,9 +20,11 @@ which every committed write replaces: no page outlives a change, and the check c
 Which paths are public, and which of them answer as the API (errors as JSON) rather than as
 pages, is read from the URLconf (releases.web.surfaces).
 
-This middleware is the innermost (config/settings.py): whatever it answers — a fresh page, a
-cached one, a 304 or a 429 — passes out through the middleware that sets the security
-headers, and carries the same ``Allow`` and ``Vary`` as a freshly rendered page.
+This middleware runs before sessions, CSRF, users, messages, the history's and the lockout's
+(config/settings.py): a public answer needs none of them, so a page-cache hit skips them.
+Whatever it answers — a fresh page, a cached one, a 304 or a 429 — passes out through the
+middleware that sets the security headers (and X-Frame-Options), and carries the same
+``Allow`` and ``Vary`` as a freshly rendered page.
 """
 
 import functools

@@ -18,7 +18,19 @@ from django.core import serializers
 from django.core.management.base import CommandError
 
 from releases.management.base import CatalogCommand
-from releases.models import Area, AreaAlias, Feature, Link, Release, StageClaim, Track
+from releases.models import (
+    Area,
+    AreaAlias,
+    Companion,
+    Feature,
+    Link,
+    PatchRelease,
+    Release,
+    ScheduleDate,
+    StageClaim,
+    Support,
+    Track,
+)
 
 
 def serialize(objects):
@@ -91,9 +103,15 @@ class Command(CatalogCommand):
                 .select_related("release", "feature__release", "track")
                 .order_by("line", "subject")
             )
+            rows = [
+                *Support.objects.filter(release=release).order_by("kind", "version_key", "version"),
+                *PatchRelease.objects.filter(release=release).order_by("version_key"),
+                *Companion.objects.filter(release=release).order_by("torch_version_key", "library"),
+                *ScheduleDate.objects.filter(release=release).order_by("date", "kind", "number"),
+            ]
             self.write(
                 folder / f"pytorch-{release.version}.json",
-                serialize([release, *features, *links, *claims]),
+                serialize([release, *features, *links, *claims, *rows]),
             )
 
     def write(self, path, data):

@@ -1,0 +1,83 @@
+"""
+Read PyTorch's compatibility tables into the catalog, as changes for an editor to review.
+
+    python manage.py import_compatibility FILE|URL [--source-url URL] [--dry-run]
+
+FILE is Markdown (RELEASE.md's release compatibility matrix, CUDA architecture tables and
+release cadence table) or HTML (the version-compatibility page's table of torch versions,
+dates and companion libraries), or Markdown holding such HTML. What the import would add is
+listed first; with ``--dry-run`` nothing more happens. A row it cannot read stops it with the
+file and the line, before anything is written (releases.importing.compatibility).
+"""
+
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import CommandError
+
+from releases.importing import tables
+from releases.importing.compatibility import CompatibilityProblem, plan
+from releases.importing.download import DownloadError, download, is_url
+from releases.management.base import CatalogCommand
+
+MAX_BYTES = 2 * 1024 * 1024
+
+
+class Command(CatalogCommand):
+    help = (
+        "Import compatibility tables (Markdown or HTML; a file or a URL): platforms, companion "
+        "libraries, patch releases and the release schedule, for editors to review."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("path", help="A Markdown or HTML file, or an http(s) URL.")
+        parser.add_argument(
+            "--source-url",
+            default="",
+            help="The URL the rows record as their source (a file's published, pinned address); "
+            "a downloaded page records its own URL.",
+        )
+        parser.add_argument(
+            "--dry-run", action="store_true", help="Show what would change; write nothing."
+        )
+
+    def handle(self, *args, path, source_url, dry_run, **options):
+        text, url = self.read(path)
+        found = tables.read(text)
+        try:
+            planned = plan(found, source=path, source_url=source_url or url)
+        except CompatibilityProblem as error:
+            where = f"{path}:{error.line}" if error.line else path
+            raise CommandError(f"{where}: {error.message}") from None
+        for line in planned.lines():
+            self.stdout.write(f"  {line}")
+        summary = (
+            f"{path}: {len(planned.releases)} new release(s), {len(planned.creations)} row(s) "
+            f"to review, {len(planned.differences)} difference(s) kept as the catalog has them"
+        )
+        if dry_run:
+            self.stdout.write(f"{summary} (dry run: nothing written)")
+            return
+        planned.apply()
+        self.stdout.write(self.style.SUCCESS(summary))
+
+    def read(self, path):
+        """(text, source URL) of ``path``; a CommandError of one line for what cannot be read."""
+        if is_url(path):
+            try:
+                return download(path, catalog_url=settings.CATALOG_URL)
+            except DownloadError as error:
+                raise CommandError(str(error)) from None
+        file = Path(path)
+        try:
+            if file.stat().st_size > MAX_BYTES:
+                raise CommandError(f"{path}: larger than {MAX_BYTES // 1024 // 1024} MiB")
+            return file.read_text(encoding="utf-8"), ""
+        except FileNotFoundError:
+            raise CommandError(f"{path}: no such file") from None
+        except IsADirectoryError:
+            raise CommandError(f"{path}: a folder, not a file") from None
+        except UnicodeDecodeError as error:
+            raise CommandError(f"{path}: not UTF-8 text (byte {error.start})") from None
+        except OSError as error:
+            raise CommandError(f"{path}: cannot be read ({error.strerror})") from None

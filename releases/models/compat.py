@@ -1,0 +1,288 @@
+"""
+What a release runs on and what goes with it: the platforms it supports (Python, C++, CUDA,
+ROCm, CUDA architectures, operating systems), the companion libraries paired with each torch
+version, its patch releases and its schedule. Each row keeps where it was read (a table's URL
+and line), and a row an import found in dispute with what the catalog holds waits for an
+editor (``needs_review``): not public until one decides.
+"""
+
+import re
+
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+
+from releases import versions
+from releases.declarations import Public, Reaches
+from releases.managers import (
+    CompanionManager,
+    PatchReleaseManager,
+    ScheduleDateManager,
+    SupportManager,
+)
+from releases.models.base import Timestamped, history, validate_version
+from releases.models.catalog import Release
+
+
+class SupportKind(models.TextChoices):
+    PYTHON = "python", "Python"
+    CXX = "cxx", "C++ standard"
+    CUDA = "cuda", "CUDA"
+    ROCM = "rocm", "ROCm"
+    CUDA_ARCH = "cuda_arch", "CUDA architecture"
+    OS = "os", "Operating system"
+
+
+class SupportLevel(models.TextChoices):
+    STABLE = "stable", "Stable"
+    EXPERIMENTAL = "experimental", "Experimental"
+
+
+class Library(models.TextChoices):
+    TORCHVISION = "torchvision", "torchvision"
+    TORCHAUDIO = "torchaudio", "torchaudio"
+    TORCHTEXT = "torchtext", "torchtext"
+    TORCHDATA = "torchdata", "torchdata"
+    TORCHCODEC = "torchcodec", "torchcodec"
+
+
+class ScheduleKind(models.TextChoices):
+    BRANCH_CUT = "branch_cut", "Release branch cut"
+    RELEASE = "release", "Release"
+    PATCH = "patch", "Patch release"
+
+
+class Precision(models.TextChoices):
+    DAY = "day", "Day"
+    MONTH = "month", "Month"
+
+
+NUMBER = re.compile(r"[0-9]+")
+
+
+def number_key(text):
+    """
+    The order of versions such as 3.9 < 3.10 < 3.14t and 12.6 < 12.8 < 13.0: up to three
+    numbers read from the text, as one integer (0 for text with no number: C++17 is 17).
+    """
+    parts = [int(part) for part in NUMBER.findall(text)[:3]]
+    parts += [0] * (3 - len(parts))
+    return (min(parts[0], 9999) * 1_000_000) + (min(parts[1], 999) * 1_000) + min(parts[2], 999)
+
+
+class Sourced(Timestamped):
+    """A row read from a table: where, and whether an editor must settle it first."""
+
+    source_url = models.URLField(
+        max_length=500, blank=True, help_text="The table it was read from, pinned to a commit."
+    )
+    source_line = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The line of its row in that table."
+    )
+    disputed = models.TextField(
+        blank=True,
+        help_text="Where another source says otherwise: what it says and where, in our words.",
+    )
+    needs_review = models.BooleanField(
+        default=False,
+        help_text="Read where the catalog already said otherwise: not public until an editor "
+        "keeps it (clear this) or deletes it.",
+    )
+
+    class Meta:
+        abstract = True
+
+
+def release_rows(type_, order):
+    """The declaration of a row that belongs to a release, shown in its item."""
+    return Public(
+        type=type_,
+        order=order,
+        references=("release",),
+        key_path=("release",),
+        shown_in=(Reaches("release", through="release_id"),),
+        public_with=("release",),
+    )
+
+
+class Support(Sourced):
+    """One thing a release supports: Python 3.13, CUDA 12.8 (with its cuDNN), ROCm 6.4."""
+
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="supports")
+    kind = models.CharField(max_length=20, choices=SupportKind.choices)
+    version = models.CharField(
+        max_length=60, help_text="As the table spells it: 3.13, 3.14t, 12.8, 6.2.4, C++17, 9.0."
+    )
+    version_key = models.BigIntegerField(editable=False, default=0)
+    level = models.CharField(
+        max_length=20, choices=SupportLevel.choices, default=SupportLevel.STABLE
+    )
+    cudnn = models.CharField(max_length=30, blank=True, help_text="cuDNN, for a CUDA version.")
+    nccl = models.CharField(max_length=30, blank=True, help_text="NCCL, for a CUDA version.")
+    detail = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text="What else the table says of it: an architecture's name and the builds that "
+        "have it (Hopper; CUDA 12.6.3; Linux x86 and Windows).",
+    )
+
+    public = release_rows("support", 7)
+    objects = SupportManager()
+    derived_fields = ("version_key",)
+    history = history(*derived_fields)
+
+    class Meta:
+        ordering = ["release", "kind", "version_key", "version"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["release", "kind", "version"], name="support_unique_per_release"
+            ),
+            models.CheckConstraint(
+                condition=Q(kind__in=SupportKind.values), name="support_kind_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(level__in=SupportLevel.values), name="support_level_valid"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["kind", "version"], name="support_kind_version_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} {self.version} ({self.release.version})"
+
+    def prepare_save(self):
+        self.version_key = number_key(self.version)
+
+    def natural_key(self):
+        return (*self.release.natural_key(), self.kind, self.version)
+
+    natural_key.dependencies = ["releases.release"]
+
+
+class PatchRelease(Sourced):
+    """A patch release of a minor release: 2.7.1 of 2.7."""
+
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="patches")
+    version = models.CharField(max_length=20, unique=True, validators=[validate_version])
+    version_key = models.BigIntegerField(editable=False, default=0)
+    release_date = models.DateField(null=True, blank=True)
+
+    public = release_rows("patch", 8)
+    objects = PatchReleaseManager()
+    derived_fields = ("version_key",)
+    history = history(*derived_fields)
+
+    class Meta:
+        ordering = ["release", "version_key"]
+        verbose_name_plural = "patch releases"
+
+    def __str__(self):
+        return self.version
+
+    def clean(self):
+        super().clean()
+        try:
+            patch, minor = versions.Version.parse(self.version), self.release.version
+        except (versions.InvalidVersion, Release.DoesNotExist):
+            return
+        if minor_of(patch) != minor_of(versions.Version.parse(minor)):
+            raise ValidationError({"version": f"{self.version} is not a patch of {minor}."})
+
+    def prepare_save(self):
+        self.version_key = versions.Version.parse(self.version).key
+
+    def natural_key(self):
+        return (self.version,)
+
+
+def minor_of(version):
+    return (version.major, version.minor)
+
+
+class Companion(Sourced):
+    """A companion library's version paired with a torch version (a minor or a patch)."""
+
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="companions")
+    torch_version = models.CharField(
+        max_length=20, validators=[validate_version], help_text="2.3 or 2.3.1, as paired."
+    )
+    torch_version_key = models.BigIntegerField(editable=False, default=0)
+    library = models.CharField(max_length=20, choices=Library.choices)
+    version = models.CharField(max_length=20)
+
+    public = release_rows("companion", 9)
+    objects = CompanionManager()
+    derived_fields = ("torch_version_key",)
+    history = history(*derived_fields)
+
+    class Meta:
+        ordering = ["release", "torch_version_key", "library"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["torch_version", "library"], name="companion_one_per_torch_version"
+            ),
+            models.CheckConstraint(
+                condition=Q(library__in=Library.values), name="companion_library_valid"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["library", "version"], name="companion_library_version_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.library} {self.version} with torch {self.torch_version}"
+
+    def prepare_save(self):
+        self.torch_version_key = versions.Version.parse(self.torch_version).key
+
+    def natural_key(self):
+        return (self.torch_version, self.library)
+
+
+class ScheduleDate(Sourced):
+    """A date of a release's schedule: its branch cut, its release, a planned patch."""
+
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="schedule")
+    kind = models.CharField(max_length=20, choices=ScheduleKind.choices)
+    number = models.PositiveSmallIntegerField(
+        default=0, help_text="Which patch: 1 for the first, 2 for the second (0 otherwise)."
+    )
+    date = models.DateField(help_text="The day, or the month's first day when only the month.")
+    precision = models.CharField(max_length=10, choices=Precision.choices, default="day")
+    tentative = models.BooleanField(default=False, help_text="The table gives it as tentative.")
+
+    public = release_rows("schedule", 10)
+    objects = ScheduleDateManager()
+    history = history()
+
+    class Meta:
+        ordering = ["date", "release", "kind", "number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["release", "kind", "number"], name="schedule_one_date_per_event"
+            ),
+            models.CheckConstraint(
+                condition=Q(kind__in=ScheduleKind.values), name="schedule_kind_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(precision__in=Precision.values), name="schedule_precision_valid"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.release.version} {self.label()}"
+
+    def label(self):
+        if self.kind == ScheduleKind.PATCH:
+            return f"patch {self.number}"
+        return self.get_kind_display().lower()
+
+    def shown_date(self):
+        """The date as precise as the source: 2026-12-22, or 2026-12 for a month."""
+        return self.date.isoformat() if self.precision == "day" else self.date.strftime("%Y-%m")
+
+    def natural_key(self):
+        return (*self.release.natural_key(), self.kind, self.number)
+
+    natural_key.dependencies = ["releases.release"]

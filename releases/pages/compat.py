@@ -1,0 +1,220 @@
+"""
+Which versions go together, for people: /compatibility/ (releases by Python and by CUDA and
+ROCm, the companion libraries beside each, and a form that runs /api/check/), and the
+release calendar (/calendar.ics): branch cuts, releases and patches, past and planned.
+"""
+
+from django.http import HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.urls import reverse
+from icalendar import Calendar, Event
+from rest_framework.exceptions import ValidationError
+
+from releases.models import Library, PatchRelease, Release, ScheduleDate
+from releases.pages import badges
+from releases.pages.common import api_url, checks_query, takes_no_query
+from releases.pages.tracks import BADGE_TYPES
+from releases.queries.check import CheckForm, check
+from releases.queries.params import reject_bad_query
+from releases.versions import InvalidVersion, Version
+
+PYTHON_COLOUR = "#2c5d8a"  # white text at 4.5:1 or more
+
+
+def sorted_versions(values):
+    """3.9 before 3.10, 3.13 before 3.13t."""
+
+    def key(text):
+        numbers = [int(part) for part in text.rstrip("t").split(".")]
+        return (*numbers, text.endswith("t"))
+
+    return sorted(set(values), key=key)
+
+
+def grid(releases, kinds, newest_first=False):
+    """
+    (columns, rows): the (kind, version) pairs of ``kinds`` any release has, kind by kind in
+    the order given, and each release that has one with its support of each (or None).
+    """
+    columns = []
+    for kind in kinds:
+        found = sorted_versions(
+            s.version for release in releases for s in release.public_supports if s.kind == kind
+        )
+        columns += [(kind, version) for version in (found[::-1] if newest_first else found)]
+    rows = []
+    for release in releases:
+        held = {(s.kind, s.version): s for s in release.public_supports if s.kind in kinds}
+        if held:
+            rows.append((release, [(column, held.get(column)) for column in columns]))
+    return columns, rows
+
+
+def companions(release):
+    """{library: version} paired with the release's X.Y.0 (or its first pairing)."""
+    first = {}
+    for companion in release.public_companions:
+        first.setdefault(companion.library, companion.version)
+    return [(library, first.get(library)) for library in Library.values]
+
+
+@checks_query
+def compatibility(request):
+    """Releases by what they run on and pair with, and the check form's verdicts."""
+    releases = list(Release.objects.released().with_compatibility().newest_first())
+    releases = [release for release in releases if release.public_supports]
+    result = None
+    if request.GET:
+        form = CheckForm(request.GET)
+        reject_bad_query(request.GET, set(form.fields), None if form.is_valid() else form.errors)
+        result = check(form.cleaned_data)
+    python_columns, python_rows = grid(releases, ["python"])
+    # Newest first: the releases at the top use the versions on the left.
+    gpu_columns, gpu_rows = grid(releases, ["cuda", "rocm"], newest_first=True)
+    return render(
+        request,
+        "pages/compatibility.html",
+        {
+            "python_columns": python_columns,
+            "python_rows": python_rows,
+            "gpu_columns": gpu_columns,
+            "gpu_rows": gpu_rows,
+            "companions": [(release, companions(release)) for release in releases],
+            "libraries": Library.values,
+            "result": result,
+            "query": request.GET,
+            "api_url": api_url("check", request.GET) if result else api_url("release-list"),
+        },
+    )
+
+
+def calendar(request):
+    """Every date of the schedule as iCalendar events, each linking its release's page."""
+    takes_no_query(request)
+    feed = Calendar()
+    feed.add("prodid", "-//PyTorch Release Catalog//Release schedule//EN")
+    feed.add("version", "2.0")
+    feed.add("x-wr-calname", "PyTorch releases")
+    dates = ScheduleDate.objects.published().select_related("release").order_by("date", "pk")
+    for date in dates:
+        feed.add_component(event(request, date))
+    released = Release.objects.released().order_by("version_key")
+    for release in released:
+        feed.add_component(release_event(request, release))
+    for patch in released_patches(released):
+        feed.add_component(patch_event(request, patch))
+    response = HttpResponse(feed.to_ical(), content_type="text/calendar; charset=utf-8")
+    response["Content-Disposition"] = 'inline; filename="pytorch-releases.ics"'
+    return response
+
+
+def page_url(request, release):
+    return request.build_absolute_uri(reverse("page-release", args=[release.version]))
+
+
+def event(request, date):
+    item = Event()
+    what = date.label()
+    tentative = " (tentative)" if date.tentative else ""
+    month = " (month only)" if date.precision == "month" else ""
+    item.add("uid", f"schedule-{date.release.version}-{date.kind}-{date.number}@pytorch-catalog")
+    item.add("summary", f"PyTorch {date.release.version}: {what} as planned{tentative}{month}")
+    item.add("dtstart", date.date)
+    item.add("dtstamp", date.updated_at)
+    item.add("url", page_url(request, date.release))
+    if date.disputed:
+        item.add("description", date.disputed)
+    return item
+
+
+def released_patches(releases):
+    return (
+        PatchRelease.objects.published()
+        .filter(release__in=releases, release_date__isnull=False)
+        .select_related("release")
+        .order_by("version_key")
+    )
+
+
+def release_event(request, release):
+    item = Event()
+    item.add("uid", f"release-{release.version}@pytorch-catalog")
+    item.add("summary", f"PyTorch {release.version} released")
+    item.add("dtstart", release.release_date)
+    item.add("dtstamp", release.updated_at)
+    item.add("url", page_url(request, release))
+    return item
+
+
+def patch_event(request, patch):
+    item = Event()
+    item.add("uid", f"patch-{patch.version}@pytorch-catalog")
+    item.add("summary", f"PyTorch {patch.version} released")
+    item.add("dtstart", patch.release_date)
+    item.add("dtstamp", patch.updated_at)
+    item.add("url", page_url(request, patch.release))
+    return item
+
+
+def python_range(release):
+    """'3.10–3.14' for a release's stable Python builds, or None."""
+    stable = sorted_versions(
+        s.version
+        for s in release.public_supports
+        if s.kind == "python" and s.level == "stable" and not s.version.endswith("t")
+    )
+    return f"{stable[0]}–{stable[-1]}" if stable else None
+
+
+def python_badge(request, version, kind):
+    """
+    "python | 3.10–3.14" for a release, as SVG or shields.io's endpoint JSON (``kind``); the
+    grey "unknown" badge with a 404 for a release the public does not know.
+    """
+    try:
+        reject_bad_query(request.GET, set())
+    except ValidationError as error:
+        return JsonResponse(error.detail, status=400)
+    try:
+        key = Version.parse(version).key
+    except InvalidVersion:
+        key = None
+    release = (
+        Release.objects.published().with_compatibility().filter(version_key=key).first()
+        if key is not None
+        else None
+    )
+    shown = python_range(release) if release is not None else None
+    badge = (
+        badges.Badge("python", shown, PYTHON_COLOUR) if shown else badges.unknown_badge("python")
+    )
+    status = 200 if shown else 404
+    if kind == "json":
+        return JsonResponse(badges.endpoint(badge), status=status)
+    return HttpResponse(badges.svg(badge), content_type=BADGE_TYPES[kind], status=status)
+
+
+KIND_LABELS = {"python": "Python", "cxx": "C++", "cuda": "CUDA", "rocm": "ROCm"}
+KIND_LABELS |= {"cuda_arch": "CUDA architectures", "os": "Operating systems"}
+
+
+def runs_on(release):
+    """[(label, supports)] of a release (with_compatibility's), in the order people ask."""
+    grouped = {}
+    for support in release.public_supports:
+        grouped.setdefault(support.kind, []).append(support)
+    return [(label, grouped[kind]) for kind, label in KIND_LABELS.items() if kind in grouped]
+
+
+def schedule_news():
+    """The next planned release (with its schedule), for the home page, or None."""
+    return Release.objects.published().filter(planned=True).order_by("version_key").first()
+
+
+def latest_patch(version):
+    return (
+        PatchRelease.objects.published()
+        .filter(release__version=version)
+        .order_by("-version_key")
+        .first()
+    )

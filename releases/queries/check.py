@@ -1,0 +1,216 @@
+"""
+Whether an environment is a supported combination (/api/check/ and the compatibility page):
+torch with Python, CUDA, ROCm and companion libraries, one verdict per pair, each with its
+reason and source, and the nearest supported alternatives. Read from what the public sees.
+"""
+
+import re
+
+from django import forms
+
+from releases import versions
+from releases.models import Companion, Library, PatchRelease, Release, Support
+from releases.queries.fields import PlatformVersionField, VersionField
+
+SUPPORTED, UNSUPPORTED, EXPERIMENTAL, UNKNOWN = (
+    "supported",
+    "unsupported",
+    "experimental",
+    "unknown",
+)
+PLATFORMS = {"python": "Python", "cuda": "CUDA", "rocm": "ROCm"}
+COMPANION_VERSION = r"[0-9]{1,3}\.[0-9]{1,3}(\.[0-9]{1,3})?"
+
+
+class CheckForm(forms.Form):
+    torch = VersionField(required=False, help_text="A torch version: 2.5 or 2.5.1.")
+    python = PlatformVersionField(required=False, help_text="A Python version: 3.13.")
+    cuda = PlatformVersionField(required=False, help_text="A CUDA version: 12.4.")
+    rocm = PlatformVersionField(required=False, help_text="A ROCm version: 6.2.")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for library in Library.values:
+            self.fields[library] = PlatformVersionField(
+                required=False, help_text=f"A {library} version, e.g. 0.20.1."
+            )
+
+    def clean(self):
+        cleaned = super().clean()
+        for library in Library.values:
+            value = cleaned.get(library)
+            if value and not re.fullmatch(COMPANION_VERSION, value):
+                self.add_error(library, f"Not a version such as 0.20.1; got '{value}'.")
+        if not any(cleaned.get(name) for name in self.fields) and not self.errors:
+            self.add_error(
+                "torch", "Give torch, or what it runs with (python, cuda, rocm, torchvision, ...)."
+            )
+        return cleaned
+
+
+def source_of(row):
+    return {"url": row.source_url, "line": row.source_line} if row is not None else None
+
+
+def verdict(parameter, value, result, reason, row=None):
+    return {
+        "parameter": parameter,
+        "value": value,
+        "verdict": result,
+        "reason": reason,
+        "disputed": (row.disputed or None) if row is not None else None,
+        "source": source_of(row),
+    }
+
+
+def minor_of(version):
+    return f"{version.major}.{version.minor}"
+
+
+def check(query):
+    """The answer for a CheckForm's cleaned data ``query``."""
+    torch = query.get("torch")
+    given = {name: query[name] for name in (*PLATFORMS, *Library.values) if query.get(name)}
+    answer = {"torch": torch, "release": None, "checks": [], "alternatives": []}
+    release = None
+    if torch:
+        version = versions.Version.parse(torch)
+        release = Release.objects.released().of_version(minor_of(version)).first()
+        answer["release"] = release.version if release else None
+        answer["checks"] = (
+            pair_checks(release, version, torch, given)
+            if release is not None
+            else [
+                verdict(name, value, UNKNOWN, f"The catalog has no released torch {torch}.")
+                for name, value in given.items()
+            ]
+        )
+        if release is not None and version.micro and not patch_exists(release, torch):
+            answer["checks"].insert(
+                0,
+                verdict(
+                    "torch",
+                    torch,
+                    UNKNOWN,
+                    f"The catalog knows no patch release {torch} of {release.version}.",
+                ),
+            )
+    answer["alternatives"] = alternatives(given)
+    answer["runs_on"] = runs_on(release) if release is not None else None
+    verdicts = {item["verdict"] for item in answer["checks"]}
+    answer["verdict"] = next(
+        (v for v in (UNSUPPORTED, UNKNOWN, EXPERIMENTAL) if v in verdicts),
+        SUPPORTED if verdicts else None,
+    )
+    return answer
+
+
+def patch_exists(release, torch):
+    return PatchRelease.objects.published().filter(release=release, version=torch).exists()
+
+
+def pair_checks(release, version, torch, given):
+    supports = list(Support.objects.published().filter(release=release))
+    checks = []
+    for name, label in PLATFORMS.items():
+        if name not in given:
+            continue
+        value = given[name]
+        rows = [s for s in supports if s.kind == name]
+        match = next((s for s in rows if s.version.lower() == value.lower()), None)
+        if match is not None:
+            result = SUPPORTED if match.level == "stable" else EXPERIMENTAL
+            reason = f"torch {release.version} has {match.level} builds for {label} {value}."
+            checks.append(verdict(name, value, result, reason, match))
+        elif rows:
+            listed = ", ".join(s.version for s in rows)
+            reason = f"torch {release.version} has builds for {label} {listed}; not {value}."
+            checks.append(verdict(name, value, UNSUPPORTED, reason, rows[0]))
+        else:
+            reason = (
+                f"The catalog does not know which {label} versions torch {release.version} has."
+            )
+            checks.append(verdict(name, value, UNKNOWN, reason))
+    pairs = Companion.objects.published().filter(release=release)
+    exact = torch if torch.count(".") >= 2 else None  # a patch's own pairing, or X.Y.0's
+    for library in Library.values:
+        if library not in given:
+            continue
+        value = given[library]
+        paired = [c for c in pairs if c.library == library]
+        own = [c for c in paired if c.torch_version == (exact or f"{release.version}.0")]
+        candidates = own or paired
+        match = next((c for c in candidates if same_version(c.version, value)), None)
+        if match is not None:
+            reason = f"torch {match.torch_version} pairs with {library} {match.version}."
+            checks.append(verdict(library, value, SUPPORTED, reason, match))
+        elif candidates:
+            listed = ", ".join(f"{c.version} (torch {c.torch_version})" for c in candidates)
+            reason = f"torch {torch} pairs with {library} {listed}; not {value}."
+            checks.append(verdict(library, value, UNSUPPORTED, reason, candidates[0]))
+        else:
+            reason = f"The catalog pairs no {library} with torch {torch}."
+            checks.append(verdict(library, value, UNKNOWN, reason))
+    return checks
+
+
+def same_version(paired, given):
+    """0.20.1 is 0.20.1; 0.20 is any 0.20.x."""
+    return paired == given or (given.count(".") == 1 and paired.startswith(f"{given}."))
+
+
+def alternatives(given):
+    """
+    For each platform given, the released torch versions with builds for it (newest first,
+    stable and experimental apart); for each companion, the torch versions it pairs with.
+    """
+    found = []
+    for name, label in PLATFORMS.items():
+        if name not in given:
+            continue
+        rows = (
+            Support.objects.published()
+            .filter(kind=name, version__iexact=given[name], release__planned=False)
+            .select_related("release")
+            .order_by("-release__version_key")
+        )
+        stable = [s.release.version for s in rows if s.level == "stable"]
+        experimental = [s.release.version for s in rows if s.level != "stable"]
+        found.append(
+            {
+                "for": f"{label} {given[name]}",
+                "torch": stable,
+                "newest": stable[0] if stable else None,
+                "oldest": stable[-1] if stable else None,
+                "experimental": experimental,
+            }
+        )
+    for library in Library.values:
+        if library not in given:
+            continue
+        rows = Companion.objects.published().filter(library=library)
+        paired = [c.torch_version for c in rows.order_by("-torch_version_key")]
+        matching = [
+            c.torch_version
+            for c in rows.order_by("-torch_version_key")
+            if same_version(c.version, given[library])
+        ]
+        found.append(
+            {
+                "for": f"{library} {given[library]}",
+                "torch": matching,
+                "newest": matching[0] if matching else (paired[0] if paired else None),
+                "oldest": matching[-1] if matching else None,
+                "experimental": [],
+            }
+        )
+    return found
+
+
+def runs_on(release):
+    """What ``release`` has builds for: {python: [...], cuda: [...], rocm: [...]}."""
+    rows = Support.objects.published().filter(release=release, kind__in=list(PLATFORMS))
+    found = {name: [] for name in PLATFORMS}
+    for support in rows.order_by("version_key", "version"):
+        found[support.kind].append(support.version)
+    return found
