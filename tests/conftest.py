@@ -2,9 +2,11 @@ import json
 import os
 import re
 import shutil
+import threading
 import urllib.error
 import urllib.parse
 import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -265,3 +267,39 @@ def browsing(page, live_server, request):
     session = Browsing(page, live_server, name)
     yield session
     assert not session.errors, f"console errors: {session.errors}"
+
+
+# --- a stand-in for the web: tests never reach the internet ----------------------------------
+
+
+class Handler(BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.server.requests.append(dict(self.headers.items()))
+        status, headers, body = self.server.routes.get(self.path, (404, {}, b"no such page"))
+        self.send_response(status)
+        for name, value in {"Content-Type": "text/html; charset=utf-8", **headers}.items():
+            self.send_header(name, value)
+        if "Content-Length" not in headers:
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        try:
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client stopped reading: as it should past the limit
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def stand_in(settings):
+    """A stand-in blog on 127.0.0.1 serving ``routes``: path -> (status, headers, body)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads, server.routes, server.requests = True, {}, []
+    server.url = lambda path: f"http://127.0.0.1:{server.server_port}{path}"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    settings.CATALOG_URL = "https://catalog.example.org/"
+    yield server
+    server.shutdown()
+    server.server_close()

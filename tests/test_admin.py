@@ -22,11 +22,16 @@ def test_editors_group_may_delete_links_aliases_features_and_emptied_tracks_only
         assert {f"view_{model}", f"add_{model}", f"change_{model}"} <= codenames
     # Merging and splitting delete the tracks they empty; features protect every other track.
     # Links, aliases and features come back from the history; releases, areas, claims stay.
+    # What an import of compatibility tables brought, editors keep or delete (issue 32).
     assert {name for name in codenames if name.startswith("delete_")} == {
         "delete_track",
         "delete_link",
         "delete_areaalias",
         "delete_feature",
+        "delete_support",
+        "delete_companion",
+        "delete_patchrelease",
+        "delete_scheduledate",
     }
 
 

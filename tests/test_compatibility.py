@@ -352,7 +352,6 @@ def test_check_names_the_newest_torch_for_a_python(full_catalog, client):
 @pytest.mark.parametrize(
     "query, parameter",
     [
-        ({}, "torch"),
         ({"torch": "two"}, "torch"),
         ({"python": "3.x"}, "python"),
         ({"torchvision": "1"}, "torchvision"),
@@ -441,3 +440,23 @@ def test_a_release_page_says_what_it_runs_on_and_its_patches(full_catalog, clien
 def test_the_home_page_names_the_next_planned_release(full_catalog, client):
     body = client.get("/").content.decode()
     assert "Next planned" in body and "/releases/2.15/" in body
+
+
+def test_a_table_on_the_web_is_read_from_its_url(db, stand_in):
+    """A stand-in server on 127.0.0.1: the rows record the URL they were read from."""
+    stand_in.routes["/get-started/compatibility/"] = (200, {}, PAIRING_SAMPLE.encode())
+    url = stand_in.url("/get-started/compatibility/")
+    out = run(url)
+    assert "1 new release(s)" in out
+    release = Release.objects.get(version="9.1")
+    assert not release.announced and str(release.release_date) == "2031-11-04"
+    patch = PatchRelease.objects.get(version="9.1.1")
+    assert patch.source_url == url and patch.source_line == 5 and patch.needs_review
+    stand_in.routes["/gone/"] = (404, {}, b"")
+    with pytest.raises(CommandError, match="404"):
+        run(stand_in.url("/gone/"))
+
+
+def test_check_with_nothing_to_check_says_so(full_catalog, client):
+    answer = client.get("/api/check/").json()
+    assert answer["verdict"] is None and answer["checks"] == [] and answer["alternatives"] == []

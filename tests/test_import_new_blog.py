@@ -2,9 +2,7 @@
 `manage.py import_post` on the shapes of the posts from 2.8 on: a translation, an HTML article
 of the new blog (a file or a URL), and the stage labels and kinds it stores and keeps."""
 
-import http.server
 import shutil
-import threading
 from io import StringIO
 
 import pytest
@@ -167,39 +165,6 @@ def test_compare_names_stage_label_and_kind_differences(areas):
 
 
 # --- a URL ----------------------------------------------------------------------------------------
-
-
-class Handler(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        self.server.requests.append(dict(self.headers.items()))
-        status, headers, body = self.server.routes.get(self.path, (404, {}, b"no such page"))
-        self.send_response(status)
-        for name, value in {"Content-Type": "text/html; charset=utf-8", **headers}.items():
-            self.send_header(name, value)
-        if "Content-Length" not in headers:
-            self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        try:
-            self.wfile.write(body)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client stopped reading: as it should past the limit
-
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture
-def stand_in(settings):
-    """A stand-in blog on 127.0.0.1 serving ``routes``: path -> (status, headers, body)."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads, server.routes, server.requests = True, {}, []
-    server.url = lambda path: f"http://127.0.0.1:{server.server_port}{path}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    settings.CATALOG_URL = "https://catalog.example.org/"
-    yield server
-    server.shutdown()
-    server.server_close()
 
 
 def test_a_url_is_downloaded_and_imported(areas, stand_in):

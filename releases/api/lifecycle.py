@@ -73,7 +73,9 @@ class CheckView(APIView):
     torch versions that do support each one given. Any subset of the parameters.
     """
 
-    @extend_schema(parameters=form_parameters(CheckForm), responses=CHECK_RESPONSE)
+    @extend_schema(
+        operation_id="check", parameters=form_parameters(CheckForm), responses=CHECK_RESPONSE
+    )
     def get(self, request):
         form = CheckForm(request.query_params)
         errors = None if form.is_valid() else form.errors
@@ -104,7 +106,7 @@ class LifecycleView(APIView):
     only the latest), or false for the latest.
     """
 
-    @extend_schema(responses=LIFECYCLE_RESPONSE)
+    @extend_schema(operation_id="lifecycle_pytorch", responses=LIFECYCLE_RESPONSE)
     def get(self, request):
         reject_bad_query(request.query_params, {"format"})
         releases = list(Release.objects.released().with_compatibility().newest_first())

@@ -10,7 +10,7 @@ from django import forms
 
 from releases import versions
 from releases.models import Companion, Library, PatchRelease, Release, Support
-from releases.queries.fields import PlatformVersionField, VersionField
+from releases.queries.fields import PlatformVersionField, StrictField, VersionField
 
 SUPPORTED, UNSUPPORTED, EXPERIMENTAL, UNKNOWN = (
     "supported",
@@ -22,6 +22,19 @@ PLATFORMS = {"python": "Python", "cuda": "CUDA", "rocm": "ROCm"}
 COMPANION_VERSION = r"[0-9]{1,3}\.[0-9]{1,3}(\.[0-9]{1,3})?"
 
 
+class CompanionVersionField(StrictField):
+    """A companion library's version: 0.20 or 0.20.1."""
+
+    def __init__(self, **kwargs):
+        super().__init__(pattern=f"^{COMPANION_VERSION}$", **kwargs)
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        if value and not re.fullmatch(COMPANION_VERSION, value):
+            raise forms.ValidationError(f"Not a version such as 0.20.1; got '{value[:40]}'.")
+        return value or None
+
+
 class CheckForm(forms.Form):
     torch = VersionField(required=False, help_text="A torch version: 2.5 or 2.5.1.")
     python = PlatformVersionField(required=False, help_text="A Python version: 3.13.")
@@ -31,21 +44,9 @@ class CheckForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         for library in Library.values:
-            self.fields[library] = PlatformVersionField(
+            self.fields[library] = CompanionVersionField(
                 required=False, help_text=f"A {library} version, e.g. 0.20.1."
             )
-
-    def clean(self):
-        cleaned = super().clean()
-        for library in Library.values:
-            value = cleaned.get(library)
-            if value and not re.fullmatch(COMPANION_VERSION, value):
-                self.add_error(library, f"Not a version such as 0.20.1; got '{value}'.")
-        if not any(cleaned.get(name) for name in self.fields) and not self.errors:
-            self.add_error(
-                "torch", "Give torch, or what it runs with (python, cuda, rocm, torchvision, ...)."
-            )
-        return cleaned
 
 
 def source_of(row):
