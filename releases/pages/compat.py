@@ -97,12 +97,18 @@ def calendar(request):
     feed.add("x-wr-calname", "PyTorch releases")
     dates = ScheduleDate.objects.published().select_related("release").order_by("date", "pk")
     for date in dates:
-        feed.add_component(event(request, date))
+        tentative = " (tentative)" if date.tentative else ""
+        month = " (month only)" if date.precision == "month" else ""
+        uid = f"schedule-{date.release.version}-{date.kind}-{date.number}"
+        summary = f"PyTorch {date.release.version}: {date.label()} as planned{tentative}{month}"
+        feed.add_component(event(request, uid, summary, date, date.date, date.disputed))
     released = Release.objects.released().order_by("version_key")
     for release in released:
-        feed.add_component(release_event(request, release))
+        summary = f"PyTorch {release.version} released"
+        feed.add_component(event(request, f"release-{release.version}", summary, release))
     for patch in released_patches(released):
-        feed.add_component(patch_event(request, patch))
+        summary = f"PyTorch {patch.version} released"
+        feed.add_component(event(request, f"patch-{patch.version}", summary, patch))
     response = HttpResponse(feed.to_ical(), content_type="text/calendar; charset=utf-8")
     response["Content-Disposition"] = 'inline; filename="pytorch-releases.ics"'
     return response
@@ -112,18 +118,19 @@ def page_url(request, release):
     return request.build_absolute_uri(reverse("page-release", args=[release.version]))
 
 
-def event(request, date):
+def event(request, uid, summary, row, day=None, description=""):
+    """
+    The event of ``row`` (a schedule date, a release or a patch release), on ``day`` (its
+    release date when not given), linking its release's page.
+    """
     item = Event()
-    what = date.label()
-    tentative = " (tentative)" if date.tentative else ""
-    month = " (month only)" if date.precision == "month" else ""
-    item.add("uid", f"schedule-{date.release.version}-{date.kind}-{date.number}@pytorch-catalog")
-    item.add("summary", f"PyTorch {date.release.version}: {what} as planned{tentative}{month}")
-    item.add("dtstart", date.date)
-    item.add("dtstamp", date.updated_at)
-    item.add("url", page_url(request, date.release))
-    if date.disputed:
-        item.add("description", date.disputed)
+    item.add("uid", f"{uid}@pytorch-catalog")
+    item.add("summary", summary)
+    item.add("dtstart", day or row.release_date)
+    item.add("dtstamp", row.updated_at)
+    item.add("url", page_url(request, getattr(row, "release", None) or row))
+    if description:
+        item.add("description", description)
     return item
 
 
@@ -134,26 +141,6 @@ def released_patches(releases):
         .select_related("release")
         .order_by("version_key")
     )
-
-
-def release_event(request, release):
-    item = Event()
-    item.add("uid", f"release-{release.version}@pytorch-catalog")
-    item.add("summary", f"PyTorch {release.version} released")
-    item.add("dtstart", release.release_date)
-    item.add("dtstamp", release.updated_at)
-    item.add("url", page_url(request, release))
-    return item
-
-
-def patch_event(request, patch):
-    item = Event()
-    item.add("uid", f"patch-{patch.version}@pytorch-catalog")
-    item.add("summary", f"PyTorch {patch.version} released")
-    item.add("dtstart", patch.release_date)
-    item.add("dtstamp", patch.updated_at)
-    item.add("url", page_url(request, patch.release))
-    return item
 
 
 def python_range(release):
