@@ -129,3 +129,25 @@ def test_the_api_prefix_follows_the_urlconf(settings):
     assert surfaces.surfaces(__name__)[0][0] == "/v1/"
     assert surfaces.answers_as_api("/v1/releases/")
     assert not surfaces.answers_as_api("/api/releases/")
+
+
+@pytest.mark.django_db
+def test_no_pattern_in_the_schema_admits_a_value_the_rule_refuses(client):
+    """Every query refuses a value that begins or ends with a space (queries.params); a
+    parameter's pattern in the schema may not promise one (schemathesis sent os='Q ')."""
+    import re
+
+    schema = client.get("/api/schema/", {"format": "json"}).json()
+    checked = 0
+    for url, operations in schema["paths"].items():
+        for parameter in operations.get("get", {}).get("parameters", []):
+            if parameter["in"] != "query":
+                continue
+            declared = parameter["schema"]
+            pattern = declared.get("pattern") or declared.get("items", {}).get("pattern")
+            if not pattern:
+                continue
+            checked += 1
+            for value in (" a", "a ", "Q ", " 1", "1 "):
+                assert not re.search(pattern, value), (url, parameter["name"], value)
+    assert checked >= 10

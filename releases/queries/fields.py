@@ -217,7 +217,7 @@ class PlatformVersionField(StrictField):
 class PlatformNameField(StrictField):
     """An operating system as the tables name it: Linux, macOS, Windows."""
 
-    NAME = r"[A-Za-z][A-Za-z0-9 .+-]{0,39}"
+    NAME = r"[A-Za-z](?:[A-Za-z0-9 .+-]{0,38}[A-Za-z0-9.+-])?"
 
     def __init__(self, **kwargs):
         super().__init__(pattern=anchored(self.NAME), **kwargs)
