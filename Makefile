@@ -106,12 +106,16 @@ bench: install
 	$(BIN)/python -m bench.run $(BENCH_ARGS)
 
 # How well the post parser reads the sample posts in tests/samples (answer keys beside them),
-# and, given POSTS=<a checkout of the blog's _posts>, the real posts of tests/answer_keys.
+# and, given POSTS=<a checkout of the blog's _posts>, the real posts of tests/answer_keys; given
+# NOTES=<a folder of <version>.md release notes>, how well the release-notes parser reads them.
 parser-report: install
 	$(BIN)/python -m releases.importing.accuracy tests/samples
 	@if [ -n "$(POSTS)" ]; then \
 		$(BIN)/python -m releases.importing.accuracy tests/answer_keys --posts "$(POSTS)"; \
 	else echo "(make parser-report POSTS=path/to/_posts also scores tests/answer_keys)"; fi
+	@if [ -n "$(NOTES)" ]; then \
+		$(BIN)/python -m releases.importing.notes_accuracy tests/answer_keys --notes "$(NOTES)"; \
+	else echo "(make parser-report NOTES=path/to/notes scores the release-notes keys)"; fi
 
 lint: install-dev
 	$(BIN)/ruff check .

@@ -15,7 +15,11 @@ import pytest
 from releases.importing.notes import NO_PR, NO_SECTION, parse_release_notes
 
 KEYS = Path(__file__).parent / "answer_keys"
-KEY_VERSIONS = ["2.8", "2.9", "2.10", "2.11", "2.12", "2.13", "2.14"]
+# The notes of meta-pytorch/torch-release-notes, pinned files (2.8 on); and the GitHub release
+# pages of earlier releases, read from stored copies of their text (2.5 to 2.7).
+FILE_KEY_VERSIONS = ["2.8", "2.9", "2.10", "2.11", "2.12", "2.13", "2.14"]
+PAGE_KEY_VERSIONS = ["2.5", "2.6", "2.7"]
+KEY_VERSIONS = PAGE_KEY_VERSIONS + FILE_KEY_VERSIONS
 BC = "Backwards Incompatible Changes"
 DEPRECATIONS = "Deprecations"
 KINDS = {"bc-breaking", "deprecation", "removal"}
@@ -428,7 +432,8 @@ def test_bullets_directly_under_the_section_heading():
         ("Wheels drop Python 3.9 (#900050)", "removal"),
         ("Deleted `widgets.config.x` (#900050)", "removal"),
         ("DELETE is now a reserved word (#900050)", "removal"),
-        ("Removal of the Gizmo backend (#900050)", "bc-breaking"),  # not one of the words
+        # The noun too (2.5's notes: "... support and removal from binary").
+        ("Removal of the Gizmo backend (#900050)", "removal"),
         ("Dropdown widgets render differently (#900050)", "bc-breaking"),
         ("`torch.widgets.a` now raises `ValueError` (#900050)", "bc-breaking"),
     ],
@@ -556,18 +561,24 @@ def test_answer_key_is_well_formed(version):
     # "release", not "version": the release-post keys' loader looks for "version".
     assert "version" not in key and key["release"] == version
     source = key["source"]
-    assert source["repo"] == "meta-pytorch/torch-release-notes"
-    assert source["path"] == f"{version}.0/final.md"
-    assert re.fullmatch(r"[0-9a-f]{40}", source["commit"])
-    assert source["url"] == (
-        f"https://github.com/{source['repo']}/blob/{source['commit']}/{source['path']}"
-    )
+    if version in FILE_KEY_VERSIONS:
+        assert source["repo"] == "meta-pytorch/torch-release-notes"
+        assert source["path"] == f"{version}.0/final.md"
+        assert re.fullmatch(r"[0-9a-f]{40}", source["commit"])
+        assert source["url"] == (
+            f"https://github.com/{source['repo']}/blob/{source['commit']}/{source['path']}"
+        )
+    else:  # the release page, as a stored copy of its text gives it (pinned by the copy's id)
+        assert source["release_page"] == (
+            f"https://github.com/pytorch/pytorch/releases/tag/v{version}.0"
+        )
+        assert re.fullmatch(r"[0-9]+", source["copy_id"]) and source["lines"]
     entries = key["entries"]
     fields = {"kind", "section", "area", "line", "apis", "replacement", "removed_in", "prs"}
     for entry in entries:
         assert set(entry) == fields | {"label"}, entry
         assert entry["kind"] in KINDS
-        assert entry["section"] in (BC, DEPRECATIONS)
+        assert entry["section"] in (BC, DEPRECATIONS, "Backwards Incompatible changes")
         assert (entry["kind"] == "deprecation") == (entry["section"] == DEPRECATIONS), entry
         assert isinstance(entry["line"], int) and entry["line"] > 0
         assert all(type(n) is int and n > 0 for n in entry["prs"]), entry
@@ -577,15 +588,104 @@ def test_answer_key_is_well_formed(version):
         assert isinstance(entry["area"], str) and isinstance(entry["replacement"], str)
         assert re.fullmatch(r"(\d+\.\d+(\.\d+)?)?", entry["removed_in"])
         assert entry["label"].strip() and len(entry["label"].split()) <= 8
-    for section in (BC, DEPRECATIONS):
-        lines = [e["line"] for e in entries if e["section"] == section]
-        assert lines, f"{version}: no {section} entry"
-        assert lines == sorted(set(lines)), f"{version} {section}: lines not increasing"
+    for deprecations in (False, True):
+        lines = [e["line"] for e in entries if (e["section"] == DEPRECATIONS) == deprecations]
+        assert lines, f"{version}: no entry (deprecations: {deprecations})"
+        assert lines == sorted(set(lines)), f"{version}: lines not increasing"
     # Deprecations follow the BC section in every version of the notes.
-    bc_lines = [e["line"] for e in entries if e["section"] == BC]
+    bc_lines = [e["line"] for e in entries if e["section"] != DEPRECATIONS]
     assert max(bc_lines) < min(e["line"] for e in entries if e["section"] == DEPRECATIONS)
 
 
 def test_answer_keys_are_all_here():
     found = sorted(p.name for p in KEYS.glob("release-notes-*.json"))
     assert found == sorted(f"release-notes-{v}.json" for v in KEY_VERSIONS)
+
+
+# The shape of the GitHub release pages of 2.5 and 2.6: the two sections are level-2 headings
+# (in bold on 2.6's), areas level 3, entries level 3 or 4; a level-3 area name standing alone
+# above level-3 entries; a level-1 title above it all.
+RELEASE_PAGE = md(
+    """\
+# Widgets 8.6 Release Notes
+
+## **Backwards Incompatible changes**
+
+### Sprockets now spin the other way by default ([#900201](PULL/900201))
+Pass `direction="old"` to keep the old spin.
+
+### Removal of the Teacup build ([#900202](PULL/900202))
+
+## **Deprecations**
+### Gears
+
+### `torch.gears.mesh` is deprecated ([#900203](PULL/900203))
+Use `torch.gears.engage` instead.
+
+## **New features**
+### A feature that is not read ([#900204](PULL/900204))
+"""
+)
+
+RELEASE_PAGE_AREAS = md(
+    """\
+## Backwards Incompatible changes
+### Flywheels
+- `torch.flywheels.spin` takes keywords only (#900211)
+
+### Exporter
+#### The `torch.exporter.legacy` path has been removed (#900212)
+Call `torch.exporter.export`.
+
+## Deprecations
+### Flywheels
+- `torch.flywheels.wobble` is deprecated (#900213)
+"""
+)
+
+
+def test_sections_written_as_level_two_headings_in_bold():
+    notes = parse_release_notes(RELEASE_PAGE)
+    assert rows(notes) == [
+        (5, "bc-breaking", "", [900201]),
+        (8, "removal", "", [900202]),
+        (13, "deprecation", "Gears", [900203]),
+    ]
+    entries = by_line(notes)
+    assert entries[5].section == "Backwards Incompatible changes"  # as written, bold dropped
+    assert entries[13].replacement == "torch.gears.engage"
+    assert notes.problems == []
+
+
+def test_level_two_sections_with_level_three_areas():
+    notes = parse_release_notes(RELEASE_PAGE_AREAS)
+    assert rows(notes) == [
+        (3, "bc-breaking", "Flywheels", [900211]),
+        (6, "removal", "Exporter", [900212]),
+        (11, "deprecation", "Flywheels", [900213]),
+    ]
+
+
+def test_the_accuracy_report_scores_notes_against_their_keys(tmp_path, capsys):
+    from releases.importing import notes_accuracy
+
+    (tmp_path / "keys").mkdir()
+    (tmp_path / "notes").mkdir()
+    entry = {"section": "Backwards Incompatible changes", "apis": [], "replacement": ""}
+    key = {
+        "release": "8.6",
+        "entries": [
+            {**entry, "kind": "bc-breaking", "area": "", "line": 5, "prs": [900201]},
+            {**entry, "kind": "bc-breaking", "area": "", "line": 8, "prs": [900202, 900299]},
+            {**entry, "kind": "deprecation", "area": "Gears", "line": 13, "prs": [900203],
+             "section": "Deprecations"},
+        ],
+    }  # fmt: skip
+    (tmp_path / "keys" / "release-notes-8.6.json").write_text(json.dumps(key))
+    (tmp_path / "keys" / "release-notes-8.7.json").write_text(json.dumps({**key, "release": "8.7"}))
+    (tmp_path / "notes" / "8.6.md").write_text(RELEASE_PAGE)
+    notes_accuracy.main([str(tmp_path / "keys"), "--notes", str(tmp_path / "notes")])
+    out = capsys.readouterr().out
+    # Line 8 is a removal, not a change (the key says otherwise); #900299 is not in the notes.
+    assert "| 8.6 | 3 | 3 | 0 | 0 | 3/4 (75%) | 3/3 (100%) | 2/3 (67%) | 3/3 (100%) |" in out
+    assert "Not scored (no <version>.md in" in out and out.rstrip().endswith("8.7")

@@ -14,13 +14,15 @@ no database, no network.
 
 How the Markdown is read:
 
-* A section is a level-1 heading named as above (in any case); it ends at the next level-1
-  heading. Fenced code blocks (``` or ~~~, indented or not) are skipped throughout, so a ``#``
-  comment in code is never a heading.
+* A section is a level-1 heading named as above (in any case, bold or not); it ends at the
+  next level-1 heading. Where the sections are level-2 headings (as GitHub release pages write
+  them), every heading is read one level up. Fenced code blocks (``` or ~~~, indented or not)
+  are skipped throughout, so a ``#`` comment in code is never a heading.
 * Level-2 headings are areas, unless most level-2 headings of the section carry a pull request
   on their own line and have no level-3 heading below them: then each is an entry. A level-2
   heading with a pull request and neither level-3 headings nor bullets below it is an entry in
-  any section.
+  any section. A level-2 heading citing nothing with nothing below it before the next level-2
+  heading names the entries after it (an area written at the entries' level).
 * An entry is a level-3 heading (or a level-2 one, as above) or a top-level ``-`` bullet outside
   a heading entry. Everything up to the next entry, area or section is its body: paragraphs,
   code, nested bullets, bullets under an entry heading, level-4 sub-headings.
@@ -41,6 +43,7 @@ DEPRECATIONS_SECTION = re.compile(r"deprecations?", re.IGNORECASE)
 NO_SECTION = "no Backwards Incompatible Changes or Deprecations section"
 NO_PR = "no pull request cited"
 
+BOLD = re.compile(r"^(\*\*|__)(.+)\1$")
 FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")
 HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 TOP_BULLET = re.compile(r"^[-*+][ \t]+(.*)$")
@@ -58,7 +61,7 @@ CITATION = r"(?:\[[^\]]*\]\([^()\s]*\)|#\d+)"
 CITATION_GROUP = re.compile(rf"\(\s*{CITATION}(?:\s*[,;]\s*{CITATION})*\s*\)")
 
 REMOVAL_WORDS = re.compile(
-    r"\b(?:remove|removes|removed|removing|drop|drops|dropped|delete|deletes|deleted)\b",
+    r"\b(?:remove|removes|removed|removing|removal|drop|drops|dropped|delete|deletes|deleted)\b",
     re.IGNORECASE,
 )
 # Code spans that name no API: literals, messages, shell command lines, paths, bare symbols.
@@ -181,7 +184,13 @@ def _code_lines(lines):
 
 
 def _headings(lines, in_code):
-    """{line index: (level, text)} for the headings outside code."""
+    """
+    {line index: (level, text)} for the headings outside code, a heading set in bold as a
+    whole read without its markers. Where the two sections are level-2 headings (as GitHub
+    release pages write them), every heading is read one level up, so that sections are
+    always level 1, areas level 2 and entries level 3; a heading above the sections' level
+    still ends a section.
+    """
     found = {}
     for i, line in enumerate(lines):
         if in_code[i]:
@@ -189,9 +198,16 @@ def _headings(lines, in_code):
         match = HEADING.match(line)
         if match and match.group(2):
             text = re.sub(r"[ \t]+#+$", "", match.group(2)).strip()
+            text = BOLD.sub(r"\2", text).strip()
             if text:
                 found[i] = (len(match.group(1)), text)
-    return found
+    section_levels = [
+        level
+        for level, text in found.values()
+        if BC_SECTION.fullmatch(text) or DEPRECATIONS_SECTION.fullmatch(text)
+    ]
+    shift = min(section_levels, default=1) - 1
+    return {i: (max(1, level - shift), text) for i, (level, text) in found.items()}
 
 
 def _top_bullet(line):
@@ -204,17 +220,18 @@ def _top_bullet(line):
 def _read_section(lines, in_code, headings, start, end, deprecations, notes):
     section = headings[start][1]
     entry_h2 = _h2_entries(lines, in_code, headings, start, end)
-    blocks, area, current = [], "", None
+    blocks, area, label, current = [], "", "", None
     for i in range(start + 1, end):
         if i in headings:
             level, text = headings[i]
             if level == 2:
                 if entry_h2[i]:
-                    area = ""
+                    area = label  # an H2 entry is under the label above it, if any
                     current = _Block(i, True, 2, text, area)
                     blocks.append(current)
                 else:
                     area, current = text, None
+                    label = text if _is_label_heading(lines, in_code, headings, i, end) else ""
                 continue
             if level == 3 and not (current and current.is_heading and current.level == 2):
                 current = _Block(i, True, 3, text, area)
@@ -277,9 +294,24 @@ def _h2_entries(lines, in_code, headings, start, end):
         )
         cites = bool(_line_citations(headings[i][1], first_line=True)[0])
         shape[i] = (cites and not has_h3, has_bullet)
+    labels = {i for i in h2s if _is_label_heading(lines, in_code, headings, i, end)}
     entry_shaped = sum(1 for looks, _ in shape.values() if looks)
-    mostly_entries = bool(h2s) and entry_shaped * 2 > len(h2s)
-    return {i: mostly_entries or (looks and not bullets) for i, (looks, bullets) in shape.items()}
+    mostly_entries = bool(h2s) and entry_shaped * 2 > len(h2s) - len(labels)
+    return {
+        i: i not in labels and (mostly_entries or (looks and not bullets))
+        for i, (looks, bullets) in shape.items()
+    }
+
+
+def _is_label_heading(lines, in_code, headings, i, end):
+    """
+    An H2 citing no pull request with nothing below it before the next heading: the name of
+    the H2 entries that follow it (an area written at the entries' level), not an entry.
+    """
+    if _line_citations(headings[i][1], first_line=True)[0]:
+        return False
+    following = next((j for j in range(i + 1, end) if lines[j].strip()), None)
+    return following is not None and following in headings and headings[following][0] == 2
 
 
 def _is_label(lines, block, following, in_code):
