@@ -7,6 +7,8 @@ EDITORS_GROUP = "Editors"
 EDITED_MODELS = ["release", "feature", "link", "area", "areaalias", "track", "stageclaim"]
 # What a release runs on and pairs with: editors keep or delete what an import brought.
 EDITED_MODELS += ["support", "companion", "patchrelease", "scheduledate"]
+# Upgrade notes and the APIs each names: editors curate what import_release_notes brought.
+EDITED_MODELS += ["upgradenote", "upgradeapi"]
 ACTIONS = ["view", "add", "change"]
 # Merging and splitting delete the tracks they empty (a track with features cannot be
 # deleted: features protect it). Editors delete links, aliases and features (a published
@@ -14,6 +16,7 @@ ACTIONS = ["view", "add", "change"]
 # aliases (the history keeps all). Releases, areas and claims they do not delete.
 EXTRA = ["delete_track", "delete_link", "delete_areaalias", "delete_feature"]
 EXTRA += ["delete_support", "delete_companion", "delete_patchrelease", "delete_scheduledate"]
+EXTRA += ["delete_upgradenote", "delete_upgradeapi"]
 # What watch_blog found in the blog's feed: editors read it (the desk links it); only the
 # command writes it.
 WATCHED = ["view_blogannouncement", "view_blogfeed"]

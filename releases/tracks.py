@@ -9,7 +9,7 @@ from django.db import transaction
 
 from releases import versions, writes
 from releases.classification import StageChange, stage_change
-from releases.models import Feature, Track
+from releases.models import Feature, Track, UpgradeNote
 
 
 class CannotMerge(ValueError):
@@ -47,12 +47,16 @@ def merge(features, into):
     with transaction.atomic():
         writes.check_versions(features)  # as read, under a lock: a concurrent edit refuses
         Feature.objects.filter(pk__in=[feature.pk for feature in features]).update(track=into)
+        # The upgrade notes about a track merged away are about the track it joined.
+        emptied = Track.objects.filter(pk__in=left).orphaned()
+        UpgradeNote.objects.filter(track__in=emptied).update(track=into)
         return delete_emptied(left)
 
 
 def split(features):
     """
-    Give each of ``features`` a track of its own; delete the tracks left empty. Each save
+    Give each of ``features`` a track of its own; delete the tracks left empty (an upgrade note
+    about one loses its track: which part it concerns is the editor's to say). Each save
     checks the version the feature was read at (writes.StaleEdit if it moved on).
     """
     left = set()

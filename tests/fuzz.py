@@ -6,7 +6,7 @@
 Serves the catalog as `make serve` does (production settings, gunicorn, 2 workers) on a free
 loopback port, with throttling off, on the database DATABASE_URL names (else a new SQLite file),
 migrated and filled from the fixtures. Then runs `st run` on /api/schema/ with every check
-(schemathesis.toml names the two operations exempt from one of them, and why), a bounded number
+(schemathesis.toml names the three operations exempt from one of them, and why), a bounded number
 of examples per operation, a fixed seed and a time limit. Fails if schemathesis finds anything,
 or if the server's log holds a traceback.
 """

@@ -32,6 +32,8 @@ def test_editors_group_may_delete_links_aliases_features_and_emptied_tracks_only
         "delete_companion",
         "delete_patchrelease",
         "delete_scheduledate",
+        "delete_upgradenote",  # issue 33: what an import of release notes brought
+        "delete_upgradeapi",
     }
 
 

@@ -114,6 +114,10 @@ FULL_SIZE_PAGES = [
     ("compatibility", "/compatibility/?torch=2.4.0&python=3.13"),
     ("release-2.16-planned", "/releases/2.16/"),
     ("release-2.7-runs-on", "/releases/2.7/"),
+    # Issue 33: upgrading, as a checklist; the deprecated APIs; an API's history.
+    ("upgrade-2.5-2.14", "/upgrade/?from=2.5&to=2.14"),
+    ("deprecations", "/deprecations/"),
+    ("upgrade-api", "/upgrade/?api=torch.onnx"),
 ]
 
 

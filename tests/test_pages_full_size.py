@@ -15,7 +15,7 @@ from releases.pages import timeline
 
 # Each with one query for the catalog's revision (releases/revision.py). A release's page reads
 # what it runs on and pairs with in four more (issue 32), the home page its latest patch and
-# the next planned release in two.
+# the next planned release in two; a track's page its upgrade notes in one (issue 33).
 FULL_SIZE_PAGES = {
     "/": 5,
     "/releases/": 3,
@@ -25,9 +25,9 @@ FULL_SIZE_PAGES = {
     "/releases/2.14/state/": 8,  # as tests/test_state.py bounds the state pages
     "/compare/?from=2.6&to=2.14": 6,  # + one query each to check from and to are published
     "/stages/": 1,
-    "/tracks/fsdp/": 4,
+    "/tracks/fsdp/": 5,
     "/tracks/": 4,
-    "/tracks/functorch-torch-func/": 4,
+    "/tracks/functorch-torch-func/": 5,
     "/matrix/": 6,
     "/matrix/?area=compiler&stability=beta&first_release=2.0": 7,
     "/compare/?from=1.13&to=2.4": 6,

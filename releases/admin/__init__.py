@@ -7,7 +7,8 @@ with their links. Bulk actions, merges and splits are recorded under the editor'
 
 Where things are:
 
-- ``releases``, ``features``, ``links``, ``areas`` (with aliases), ``tracks``, ``claims``:
+- ``releases``, ``features``, ``links``, ``areas`` (with aliases), ``tracks``, ``claims``,
+  ``compat`` (what a release runs on and pairs with), ``upgrades`` (upgrade notes):
   one model's admin each, with its list filters, inlines, actions and extra views.
 - ``history``: ``CatalogAdmin``, their base: history, compare two versions, revert.
 - ``forms``: the forms that carry the version they were read at, the merge form and the
@@ -28,5 +29,6 @@ from releases.admin import (  # noqa: F401
     links,
     releases,
     tracks,
+    upgrades,
     watching,
 )

@@ -29,6 +29,7 @@ from releases.models import (
     ScheduleDate,
     StageClaim,
     Support,
+    UpgradeNote,
 )
 
 SOURCED = (Support, Companion, PatchRelease, ScheduleDate)
@@ -99,6 +100,13 @@ def queues():
             changelist("support", "needs_review__exact=1"),
             "Platforms, companions, patches and dates an import brought: keep or delete each "
             "(the other lists are under Releases in the menu).",
+        ),
+        Queue(
+            "Upgrade notes awaiting review",
+            UpgradeNote.objects.filter(needs_review=True).count(),
+            changelist("upgradenote", "needs_review__exact=1"),
+            "Breaking changes, removals and deprecations import_release_notes read: write each "
+            "one's summary in our words, check its APIs, then keep it.",
         ),
         Queue(
             "Features without a stage",

@@ -15,6 +15,7 @@ router.register("links", views.LinkViewSet, basename="link")
 router.register("areas", views.AreaViewSet, basename="area")
 router.register("tracks", views.TrackViewSet, basename="track")
 router.register("state", views.StateViewSet, basename="state")
+router.register("upgrade", views.UpgradeViewSet, basename="upgrade")
 router.register("stats/releases", views.ReleaseStatsViewSet, basename="stats-release")
 router.register("stats/graduation", views.GraduationViewSet, basename="stats-graduation")
 

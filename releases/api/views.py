@@ -35,6 +35,7 @@ from releases.api.serializers import (
     feature_items,
     feature_values,
 )
+from releases.api.upgrades import UpgradeNoteSerializer
 from releases.models import Area, Link, Release, Track
 from releases.queries import reading
 from releases.queries.facets import feature_facets
@@ -168,6 +169,20 @@ class LinkViewSet(CSVListMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
     queryset = Link.objects.for_api()
     serializer_class = LinkListSerializer
     filterset_class = LinkFilterSet
+
+
+class UpgradeViewSet(CSVListMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
+    """
+    Upgrade notes: what may need a change in user code between two versions (``from``,
+    ``to``), breaking changes first, then removals, then deprecations, by release and area.
+    """
+
+    csv_name = "upgrade-notes"
+    serializer_class = UpgradeNoteSerializer
+    filterset_class = reading.UPGRADES.filterset
+
+    def get_queryset(self):
+        return reading.UPGRADES.queryset()
 
 
 class AreaViewSet(CSVListMixin, viewsets.ReadOnlyModelViewSet):

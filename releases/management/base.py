@@ -5,10 +5,13 @@ read-only disk, a server gone) ends the command with one line naming the cause a
 """
 
 import re
+from pathlib import Path
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from releases import outage
+from releases.importing.download import DownloadError, download, is_url
 
 SECONDS_RE = re.compile(r"[0-9]{1,4}(\.[0-9]{1,3})?")
 
@@ -16,6 +19,8 @@ SECONDS_RE = re.compile(r"[0-9]{1,4}(\.[0-9]{1,3})?")
 class CatalogCommand(BaseCommand):
     # How many digits a whole-number option may have (``number``).
     NUMBER_DIGITS = 9
+    # The largest document an import reads (``read_document``).
+    MAX_DOCUMENT_BYTES = 2 * 1024 * 1024
 
     def execute(self, *args, **options):
         try:
@@ -40,3 +45,28 @@ class CatalogCommand(BaseCommand):
                 f"{option}: must be a number of seconds, e.g. 1 or 0.5; got {text!r}."
             )
         return float(text)
+
+    @classmethod
+    def read_document(cls, path):
+        """
+        (text, source URL) of an import's document, a file or an http(s) URL ("" for a file);
+        a CommandError of one line naming it for what cannot be read.
+        """
+        if is_url(path):
+            try:
+                return download(path, catalog_url=settings.CATALOG_URL)
+            except DownloadError as error:
+                raise CommandError(str(error)) from None
+        file, limit = Path(path), cls.MAX_DOCUMENT_BYTES
+        try:
+            if file.stat().st_size > limit:
+                raise CommandError(f"{path}: larger than {limit // 1024 // 1024} MiB")
+            return file.read_text(encoding="utf-8"), ""
+        except FileNotFoundError:
+            raise CommandError(f"{path}: no such file") from None
+        except IsADirectoryError:
+            raise CommandError(f"{path}: a folder, not a file") from None
+        except UnicodeDecodeError as error:
+            raise CommandError(f"{path}: not UTF-8 text (byte {error.start})") from None
+        except OSError as error:
+            raise CommandError(f"{path}: cannot be read ({error.strerror})") from None

@@ -1,6 +1,7 @@
 """
 The catalog's data: releases, the features they announce, the links that document them, the
-areas features are grouped in, and the tracks that follow one capability across releases.
+areas features are grouped in, the tracks that follow one capability across releases, what a
+release runs on and pairs with, and its upgrade notes.
 
 This package holds the schema and its rules (fields, constraints, natural keys). Read rules live
 on the QuerySets (``managers.py``); every write is stamped, recorded and published through one
@@ -50,6 +51,11 @@ from releases.models.public import (
     PublicLogHead,
     PublicObject,
 )
+from releases.models.upgrades import (
+    UpgradeAPI,
+    UpgradeKind,
+    UpgradeNote,
+)
 from releases.models.watching import (
     BlogAnnouncement,
     BlogFeed,
@@ -86,6 +92,9 @@ __all__ = [
     "Library",
     "ScheduleDate",
     "ScheduleKind",
+    "UpgradeNote",
+    "UpgradeKind",
+    "UpgradeAPI",
     "PublicObject",
     "PublicChange",
     "CatalogRevision",

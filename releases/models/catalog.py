@@ -104,8 +104,11 @@ class Release(Timestamped):
         ),
     )
     # What a write copies into other rows, (type, their key to it, their field, its field): its
-    # version_key into its features' (the lists sort by it).
-    copied_to = (("feature", "release", "release_version_key", "version_key"),)
+    # version_key into its features' and upgrade notes' (the lists sort by it).
+    copied_to = (
+        ("feature", "release", "release_version_key", "version_key"),
+        ("upgrade", "release", "release_version_key", "version_key"),
+    )
     objects = ReleaseManager()
     derived_fields = (*versions.PART_FIELDS, "version_key")
     history = history(*derived_fields)

@@ -89,6 +89,9 @@ class Sourced(Timestamped):
         "keeps it (clear this) or deletes it.",
     )
 
+    # Curated after its release: load_catalog adds the rows a held release never had.
+    curated_after_release = True
+
     class Meta:
         abstract = True
 

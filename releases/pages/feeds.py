@@ -1,15 +1,20 @@
-"""Atom feeds: new releases, and a track's stage changes ("tell me when X goes Stable")."""
+"""
+Atom feeds: new releases, a track's stage changes ("tell me when X goes Stable"), the release
+schedule, and a release's upgrade notes.
+"""
 
 import datetime as dt
 
 from django.contrib.syndication.views import Feed
-from django.http import JsonResponse
+from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import format_html, format_html_join
 
-from releases.models import Release, ScheduleDate, Stability, StageSource, Track
+from releases.managers import previous_release
+from releases.models import Release, ScheduleDate, Stability, StageSource, Track, UpgradeNote
+from releases.versions import InvalidVersion
 
 
 def day_start(date):
@@ -165,3 +170,69 @@ class ScheduleFeed(StrictFeed):
 
     def item_updateddate(self, date):
         return date.updated_at
+
+
+class UpgradeFeed(StrictFeed):
+    """A release's upgrade notes: what may need a change in user code when moving to it."""
+
+    feed_type = Atom1Feed
+    author_name = "PyTorch Release Catalog"
+
+    def get_object(self, request, version):
+        releases = Release.objects.published().annotate(previous_version=previous_release())
+        try:
+            return get_object_or_404(releases.of_version(version))
+        except InvalidVersion:
+            raise Http404(f"No release {version}.") from None
+
+    def title(self, release):
+        return f"Upgrading to PyTorch {release.version}: breaking changes and deprecations"
+
+    def subtitle(self, release):
+        return (
+            f"What the {release.version} release notes say may need a change in your code, "
+            "each with its APIs and pull requests."
+        )
+
+    def link(self, release):
+        start = release.previous_version
+        query = f"?from={start}&to={release.version}" if start else f"?to={release.version}"
+        return reverse("page-upgrade") + query
+
+    def items(self, release):
+        notes = list(UpgradeNote.objects.for_api().filter(release=release))
+        for note in notes:  # each links into its release's checklist
+            note.checklist = self.link(release)
+        return notes
+
+    def item_title(self, note):
+        return f"{note.get_kind_display()}, {note.area_shown}: {note.summary}"
+
+    def item_description(self, note):
+        apis = format_html_join(", ", "<code>{}</code>", ((api.name,) for api in note.apis.all()))
+        prs = format_html_join(
+            ", ", '<a href="{}">#{}</a>', ((url, n) for n, url in note.pull_request_urls())
+        )
+        instead = format_html("<p>Instead: <code>{}</code></p>", note.replacement)
+        return format_html(
+            "<p>{}</p>{}{}<p>Pull requests: {}</p>",
+            note.summary,
+            format_html("<p>APIs: {}</p>", apis) if note.apis.all() else "",
+            instead if note.replacement else "",
+            prs or "none cited",
+        )
+
+    def item_link(self, note):
+        return f"{note.checklist}#{note.release.version}-{note.slug}"
+
+    def item_guid(self, note):
+        return f"upgrade:{note.release.version}:{note.slug}"
+
+    def item_guid_is_permalink(self, note):
+        return False
+
+    def item_pubdate(self, note):
+        return note.created_at
+
+    def item_updateddate(self, note):
+        return note.updated_at

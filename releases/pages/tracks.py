@@ -22,7 +22,7 @@ from releases.models import (
     StageSource,
     Track,
 )
-from releases.pages import badges, charts, timeline
+from releases.pages import badges, charts, timeline, upgrades
 from releases.pages.common import (
     STAGE_COLUMNS,
     api_url,
@@ -107,6 +107,7 @@ def track_detail(request, slug):
             "page_url": request.build_absolute_uri(track_url(track)),
             "shields_url": "https://img.shields.io/endpoint?" + urlencode({"url": endpoint_url}),
             "timeline": drawing,
+            "upgrade_notes": upgrades.notes_of_track(track),
             "api_url": api_url("track-detail", slug=track.slug),
             "feed_url": reverse("feed-track", kwargs={"slug": track.slug}),
             "claim": StageSource.CLAIM,

@@ -2,8 +2,8 @@
 
 from django.urls import path
 
-from releases.pages import compat, tracks, views
-from releases.pages.feeds import ReleaseFeed, ScheduleFeed, TrackFeed
+from releases.pages import compat, tracks, upgrades, views
+from releases.pages.feeds import ReleaseFeed, ScheduleFeed, TrackFeed, UpgradeFeed
 from releases.pages.sitemaps import SITEMAPS
 
 urlpatterns = [
@@ -19,6 +19,8 @@ urlpatterns = [
     path("graduation/", tracks.graduation, name="page-graduation"),
     path("stages/", views.stages, name="page-stages"),
     path("compatibility/", compat.compatibility, name="page-compatibility"),
+    path("upgrade/", upgrades.upgrade, name="page-upgrade"),
+    path("deprecations/", upgrades.deprecations, name="page-deprecations"),
     path("calendar.ics", compat.calendar, name="calendar"),
     path(
         "badges/releases/<str:version>/python.svg",
@@ -35,6 +37,7 @@ urlpatterns = [
     path("sitemap.xml", views.sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
     path("feeds/releases/", ReleaseFeed(), name="feed-releases"),
     path("feeds/schedule/", ScheduleFeed(), name="feed-schedule"),
+    path("feeds/releases/<str:version>/upgrade/", UpgradeFeed(), name="feed-upgrade"),
     path("feeds/tracks/<slug:slug>/", TrackFeed(), name="feed-track"),
     path(
         # Any name, not only a slug: a track nobody knows gets the grey "unknown" badge.

@@ -25,6 +25,7 @@ from rest_framework.exceptions import ValidationError
 from releases import canonical, provenance, schemes, stats, versions
 from releases.classification import NO_STAGE, StageChange, stage_change
 from releases.links.fixes import archived_url
+from releases.managers import upgrading_annotations
 from releases.models import (
     Area,
     Feature,
@@ -34,7 +35,7 @@ from releases.models import (
     StageSource,
     Track,
 )
-from releases.pages import charts, compat
+from releases.pages import charts, compat, upgrades
 from releases.pages.common import (
     STAGE_COLUMNS,
     STAGES,
@@ -129,6 +130,7 @@ def release_detail(request, version):
     release = (
         Release.objects.for_api()
         .with_compatibility()
+        .annotate(**upgrading_annotations())
         .prefetch_related(Prefetch("features", queryset=features))
         .filter(version_key=key)
         .first()
@@ -152,6 +154,7 @@ def release_detail(request, version):
             "groups": sorted(groups.items(), key=lambda item: item[0].name.lower()),
             "news": whats_new(release.features.all()),
             "runs_on": compat.runs_on(release),
+            "upgrading": upgrades.upgrading_to(release),
             "api_url": api_url("release-detail", version=release.version),
             "claim": StageSource.CLAIM,
             "deprecation": FeatureKind.DEPRECATION,
@@ -307,6 +310,7 @@ def feature_list(request):
             "page": page,
             "choices": choices,
             "search": query.get("search", ""),
+            "naming": upgrades.naming_count(query.get("search", "")),
             "query": query.urlencode(),
             "api_url": api_url("feature-list", query),
             "claim": StageSource.CLAIM,

@@ -344,3 +344,21 @@ class WholeNumberField(StrictField):
         if error:
             raise forms.ValidationError(error, code="invalid")
         return int(value)
+
+
+class APIPrefixField(StrictField):
+    """The start of an API's name as the release notes spell it: torch.onnx, torch.load."""
+
+    NAME = r"[^\s\x00-\x1f\x7f](?:[^\x00-\x1f\x7f]{0,198}[^\s\x00-\x1f\x7f])?"
+
+    def __init__(self, **kwargs):
+        super().__init__(pattern=anchored(self.NAME), **kwargs)
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        if value and not re.fullmatch(self.NAME, value):
+            raise forms.ValidationError(
+                "The start of an API's name, such as torch.onnx, up to 200 characters.",
+                code="invalid",
+            )
+        return value or None

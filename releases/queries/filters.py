@@ -14,6 +14,7 @@ from rest_framework.exceptions import ValidationError
 from releases import adapters, memory, text, versions
 from releases.managers import version_bound
 from releases.queries.fields import (
+    APIPrefixField,
     BoundedDateTimeField,
     ChoiceListField,
     ISODateField,
@@ -93,6 +94,15 @@ class SupportFilter(Declared, django_filters.CharFilter):
         supports = qs.model.supports.rel.related_model.objects.published()
         found = supports.filter(release=OuterRef("pk"), kind=self.kind, version__iexact=value)
         return qs.filter(Exists(found))
+
+
+class APIPrefixFilter(Declared, django_filters.CharFilter):
+    """Upgrade notes naming an API that begins with the value (releases.managers.upgrades)."""
+
+    field_class = APIPrefixField
+
+    def filter(self, qs, value):
+        return qs.naming(value) if value else qs
 
 
 class TrackFilter(Declared, django_filters.CharFilter):
@@ -318,6 +328,7 @@ class CatalogFilterSet(django_filters.FilterSet):
     """
 
     _forms = {}  # (FilterSet, parameter names) -> form class
+    form_base = StrictForm  # a FilterSet whose parameters are checked together gives its own
 
     def __init__(self, data=None, queryset=None, *, request=None, prefix=None):
         super().__init__(data, queryset, request=request, prefix=prefix)
@@ -332,6 +343,6 @@ class CatalogFilterSet(django_filters.FilterSet):
         form_class = self._forms.get(key)
         if form_class is None:
             fields = {name: self.filters[name].field for name in self.given}
-            form_class = type(f"{type(self).__name__}Form", (StrictForm,), fields)
+            form_class = type(f"{type(self).__name__}Form", (self.form_base,), fields)
             self._forms[key] = form_class
         return form_class

@@ -14,6 +14,14 @@ from releases.queries.fields import (
 )
 
 
+def to_after_from(form, cleaned):
+    """A query's ``to``, if given with ``from``, must be a later version (an error on ``to``)."""
+    start, end = cleaned.get("from"), cleaned.get("to")
+    if start and end and versions.Version.parse(end) <= versions.Version.parse(start):
+        form.add_error("to", f"Must be a later version than from ({start}); got {end}.")
+    return cleaned
+
+
 class CompareForm(forms.Form):
     """
     The query of /api/compare/: two published versions, the second later than the first. A
@@ -30,11 +38,7 @@ class CompareForm(forms.Form):
         )
 
     def clean(self):
-        cleaned = super().clean()
-        start, end = cleaned.get("from"), cleaned.get("to")
-        if start and end and versions.Version.parse(end) <= versions.Version.parse(start):
-            self.add_error("to", f"Must be a later version than from ({start}); got {end}.")
-        return cleaned
+        return to_after_from(self, super().clean())
 
 
 class ChangesForm(forms.Form):

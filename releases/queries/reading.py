@@ -15,15 +15,17 @@ from django.http import Http404
 from rest_framework.exceptions import NotFound
 
 from releases import memory
-from releases.models import Feature, Release, Track
+from releases.models import Feature, Release, Track, UpgradeNote
 from releases.queries.fields import JoinedInput
 from releases.queries.filters import CatalogFilterSet
 from releases.queries.filtersets import (
+    DeprecationFilterSet,
     FeatureFilterSet,
     ReleaseFilterSet,
     StateAtFilterSet,
     StateFilterSet,
     TrackFilterSet,
+    UpgradeFilterSet,
 )
 from releases.queries.keyset import CURSOR, Keyset
 from releases.queries.pagination import (
@@ -133,3 +135,5 @@ TRACKS = Listing(TrackFilterSet, Track.objects.all)
 STATE = Listing(StateFilterSet, Track.objects.all)
 # The state page's: its version is in the path, so it gives the list with its stages.
 STATE_AT = Listing(StateAtFilterSet, Track.objects.for_api)
+UPGRADES = Listing(UpgradeFilterSet, UpgradeNote.objects.for_api)
+DEPRECATIONS = Listing(DeprecationFilterSet, lambda: UpgradeNote.objects.for_api().deprecations())

@@ -30,6 +30,8 @@ from releases.models import (
     StageClaim,
     Support,
     Track,
+    UpgradeAPI,
+    UpgradeNote,
 )
 
 
@@ -108,6 +110,12 @@ class Command(CatalogCommand):
                 *PatchRelease.objects.filter(release=release).order_by("version_key"),
                 *Companion.objects.filter(release=release).order_by("torch_version_key", "library"),
                 *ScheduleDate.objects.filter(release=release).order_by("date", "kind", "number"),
+                *UpgradeNote.objects.filter(release=release)
+                .select_related("release", "track", "removes__release")
+                .order_by("line_key", "slug"),
+                *UpgradeAPI.objects.filter(note__release=release)
+                .select_related("note__release")
+                .order_by("note__line_key", "note__slug", "position"),
             ]
             self.write(
                 folder / f"pytorch-{release.version}.json",

@@ -10,17 +10,11 @@ listed first; with ``--dry-run`` nothing more happens. A row it cannot read stop
 file and the line, before anything is written (releases.importing.compatibility).
 """
 
-from pathlib import Path
-
-from django.conf import settings
 from django.core.management.base import CommandError
 
 from releases.importing import tables
 from releases.importing.compatibility import CompatibilityProblem, plan
-from releases.importing.download import DownloadError, download, is_url
 from releases.management.base import CatalogCommand
-
-MAX_BYTES = 2 * 1024 * 1024
 
 
 class Command(CatalogCommand):
@@ -42,7 +36,7 @@ class Command(CatalogCommand):
         )
 
     def handle(self, *args, path, source_url, dry_run, **options):
-        text, url = self.read(path)
+        text, url = self.read_document(path)
         found = tables.read(text)
         try:
             planned = plan(found, source=path, source_url=source_url or url)
@@ -60,24 +54,3 @@ class Command(CatalogCommand):
             return
         planned.apply()
         self.stdout.write(self.style.SUCCESS(summary))
-
-    def read(self, path):
-        """(text, source URL) of ``path``; a CommandError of one line for what cannot be read."""
-        if is_url(path):
-            try:
-                return download(path, catalog_url=settings.CATALOG_URL)
-            except DownloadError as error:
-                raise CommandError(str(error)) from None
-        file = Path(path)
-        try:
-            if file.stat().st_size > MAX_BYTES:
-                raise CommandError(f"{path}: larger than {MAX_BYTES // 1024 // 1024} MiB")
-            return file.read_text(encoding="utf-8"), ""
-        except FileNotFoundError:
-            raise CommandError(f"{path}: no such file") from None
-        except IsADirectoryError:
-            raise CommandError(f"{path}: a folder, not a file") from None
-        except UnicodeDecodeError as error:
-            raise CommandError(f"{path}: not UTF-8 text (byte {error.start})") from None
-        except OSError as error:
-            raise CommandError(f"{path}: cannot be read ({error.strerror})") from None

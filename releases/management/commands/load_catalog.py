@@ -22,21 +22,30 @@ from pathlib import Path
 from django.apps import apps
 from django.conf import settings
 from django.core import serializers
-from django.core.exceptions import ValidationError
+from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.core.management.base import CommandError
 from django.core.serializers.base import DeserializationError
 from django.db import DatabaseError, transaction
 
-from releases import writes
+from releases import versions, writes
 from releases.management.base import CatalogCommand
 from releases.models import Area, Release, Track
-from releases.models.compat import Sourced
 
 
 def fixture_files(folder=None):
     folder = Path(folder or settings.BASE_DIR / "fixtures")
     first = [folder / "areas.json", folder / "tracks.json"]
-    return [path for path in first if path.exists()] + sorted(folder.glob("pytorch-*.json"))
+    # Oldest release first: a release's rows may refer to an earlier one's (a removal to the
+    # deprecation it completes).
+    releases = sorted(folder.glob("pytorch-*.json"), key=fixture_order)
+    return [path for path in first if path.exists()] + releases
+
+
+def fixture_order(path):
+    try:
+        return (versions.Version.parse(path.stem.removeprefix("pytorch-")).key, path.name)
+    except versions.InvalidVersion:
+        return (-1, path.name)  # loading it names the fixture and the fault
 
 
 def read(path):
@@ -61,24 +70,67 @@ def held(version):
     )
 
 
-def never_held_row(item):
+def never_held_row(item, stdout=None):
     """
-    Whether ``item`` is what a release runs on or pairs with (releases.models.compat) that the
-    catalog has never held: such rows of a release the catalog already holds are added, as
-    tables are curated after their release; one an editor deleted stays deleted.
+    Whether ``item`` is a row curated after its release (``curated_after_release``: what a
+    release runs on and pairs with, its upgrade notes) that the catalog has never held: such
+    rows of a release the catalog already holds are added; one an editor deleted stays deleted,
+    and so does one whose note or track an editor deleted (said on ``stdout``).
     """
     try:
         model = apps.get_model(str(item.get("model", "")))
     except (LookupError, ValueError):
         return False
-    if not issubclass(model, Sourced):
+    if not getattr(model, "curated_after_release", False):
         return False
     try:
         (deserialized,) = serializers.deserialize("python", [item])
-    except (DeserializationError, ValidationError, KeyError):
+    except DeserializationError as error:
+        # Django raises it while handling the lookup that found nothing.
+        if isinstance(error.__cause__ or error.__context__, ObjectDoesNotExist):
+            if stdout is not None:
+                stdout.write(f"{model.__name__} {item['fields']}: what it refers to is gone")
+            return False
+        return True  # loading it names the fixture and the fault
+    except (ValidationError, KeyError):
         return True  # loading it names the fixture and the fault
     key = list(deserialized.object.natural_key())
     return deserialized.object.pk is None and not model.history.filter(history_key=key).exists()
+
+
+def without_missing_links(items, stdout):
+    """
+    ``items`` with each optional reference (a model's ``optional_references``, to a row named by
+    its release and slug) that names a row neither the catalog nor ``items`` holds left out, and
+    said: a release loaded without the earlier release whose deprecations its removals complete.
+    """
+    keys = {
+        (item.get("model"), tuple(item["fields"].get("release") or ()), item["fields"].get("slug"))
+        for item in items
+    }
+    kept = []
+    for item in items:
+        try:
+            model = apps.get_model(str(item.get("model", "")))
+        except (LookupError, ValueError):
+            kept.append(item)
+            continue
+        fields = dict(item.get("fields", {}))
+        for name in getattr(model, "optional_references", ()):
+            key = fields.get(name)
+            if not isinstance(key, list) or len(key) != 2:
+                continue
+            target = model._meta.get_field(name).related_model
+            if (item["model"], (key[0],), key[1]) in keys:
+                continue
+            try:
+                target._default_manager.get_by_natural_key(*key)
+            except target.DoesNotExist:
+                slug = fields.get("slug")
+                stdout.write(f"{model.__name__} {slug}: {name} {key} is not held: left out")
+                fields[name] = None
+        kept.append({**item, "fields": fields})
+    return kept
 
 
 def references(items, model_label, field):
@@ -194,11 +246,13 @@ class Command(CatalogCommand):
             items = read(path)
             version = release_version(items, path)
             if held(version):
-                count += self.load(path, [item for item in items if never_held_row(item)])
+                rows = without_missing_links(items, self.stdout)
+                count += self.load(path, [row for row in rows if never_held_row(row, self.stdout)])
                 continue
             areas = references(items, "releases.feature", "area")
             tracks = references(items, "releases.feature", "track")
             tracks |= references(items, "releases.stageclaim", "track")
+            tracks |= references(items, "releases.upgradenote", "track")
             if "tracks.json" in by_name:
                 track_items = read(by_name["tracks.json"])
                 tracks = with_predecessors(tracks, track_items)
@@ -220,7 +274,7 @@ class Command(CatalogCommand):
                 ]
                 count += self.load(by_name["areas.json"], needed)
             count += self.load(by_name.get("tracks.json", path), wanted)
-            count += self.load(path, items)
+            count += self.load(path, without_missing_links(items, self.stdout))
             self.stdout.write(f"Added release {version} from {path.name}.")
         return count
 
