@@ -21,14 +21,13 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from releases import versions, writes
+from releases.importing.problems import DocumentProblem
 from releases.importing.tables import Platforms, Supported
 from releases.models import Companion, PatchRelease, Release, ScheduleDate, Support
 
 
-class CompatibilityProblem(Exception):
-    def __init__(self, message, line=None):
-        super().__init__(message)
-        self.message, self.line = message, line
+class CompatibilityProblem(DocumentProblem):
+    """A table that cannot be imported, or a row of it."""
 
 
 @dataclass

@@ -23,6 +23,7 @@ from releases.importing.differences import (
     fingerprint,
     imported_values,
 )
+from releases.importing.problems import DocumentProblem
 from releases.importing.report import (
     ImportReport,
 )
@@ -49,12 +50,8 @@ SOURCE_FIELDS = ("source_post", "source_url", "source_section", "source_line")
 CLAIM_SOURCE_FIELDS = ("source_post", "source_url", "source_section")
 
 
-class ImportProblem(Exception):
+class ImportProblem(DocumentProblem):
     """The post cannot be imported as it is; ``line`` points at the cause in the post."""
-
-    def __init__(self, message, line=None):
-        super().__init__(message)
-        self.message, self.line = message, line
 
 
 def validate(obj, line, exclude=()):

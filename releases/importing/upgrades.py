@@ -23,6 +23,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from releases import writes
+from releases.importing.problems import DocumentProblem
 from releases.models import UpgradeAPI, UpgradeKind, UpgradeNote
 from releases.slugs import unique_slug
 
@@ -30,10 +31,8 @@ MAX_API_LENGTH = UpgradeAPI._meta.get_field("name").max_length
 MAX_PULL_REQUEST = 10**8
 
 
-class NotesProblem(Exception):
-    def __init__(self, message, line=None):
-        super().__init__(message)
-        self.message, self.line = message, line
+class NotesProblem(DocumentProblem):
+    """Release notes that cannot be imported, or an entry of them."""
 
 
 @dataclass

@@ -46,6 +46,21 @@ class CatalogCommand(BaseCommand):
             )
         return float(text)
 
+    @staticmethod
+    def add_document_arguments(parser, what):
+        """An import's arguments: the document (``what``: its formats), where it is published,
+        and a dry run."""
+        parser.add_argument("path", help=f"{what}: a file, or an http(s) URL.")
+        parser.add_argument(
+            "--source-url",
+            default="",
+            help="The URL the rows record as their source (the document's published, pinned "
+            "address); a downloaded document records its own URL.",
+        )
+        parser.add_argument(
+            "--dry-run", action="store_true", help="Show what would change; write nothing."
+        )
+
     @classmethod
     def read_document(cls, path):
         """

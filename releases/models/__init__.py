@@ -3,9 +3,9 @@ The catalog's data: releases, the features they announce, the links that documen
 areas features are grouped in, the tracks that follow one capability across releases, what a
 release runs on and pairs with, and its upgrade notes.
 
-This package holds the schema and its rules (fields, constraints, natural keys). Read rules live
-on the QuerySets (``managers.py``); every write is stamped, recorded and published through one
-path (``writes.py``); operations on tracks live in ``tracks.py``.
+This package holds the schema and its rules (fields, constraints, natural keys). Read rules
+live on the QuerySets (``releases/managers/``); every write is stamped, recorded and published
+through one path (``writes.py``); operations on tracks live in ``tracks.py``.
 """
 
 from releases.classification import FeatureKind, Stability  # read from here too

@@ -199,37 +199,34 @@ class TrackField(StrictField):
 PLATFORM_VERSION = r"[0-9]{1,4}(\.[0-9]{1,4}){0,3}t?"
 
 
-class PlatformVersionField(StrictField):
+class PatternField(StrictField):
+    """A value that must match ``PATTERN`` (which the schema states too), or ``MESSAGE``."""
+
+    PATTERN = ""
+    MESSAGE = ""  # what it should be; the value given follows
+
+    def __init__(self, **kwargs):
+        super().__init__(pattern=anchored(self.PATTERN), **kwargs)
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        if value and not re.fullmatch(self.PATTERN, value):
+            raise forms.ValidationError(f"{self.MESSAGE}; got '{value[:40]}'.", code="invalid")
+        return value or None
+
+
+class PlatformVersionField(PatternField):
     """A version of what a release runs on: Python 3.13 (3.13t), CUDA 12.8, ROCm 6.2.4, 9.0."""
 
-    def __init__(self, **kwargs):
-        super().__init__(pattern=anchored(PLATFORM_VERSION), **kwargs)
-
-    def to_python(self, value):
-        value = super().to_python(value)
-        if value and not re.fullmatch(PLATFORM_VERSION, value):
-            raise forms.ValidationError(
-                f"Not a version such as 3.13, 12.8 or 6.2.4; got '{value[:40]}'.", code="invalid"
-            )
-        return value or None
+    PATTERN = PLATFORM_VERSION
+    MESSAGE = "Not a version such as 3.13, 12.8 or 6.2.4"
 
 
-class PlatformNameField(StrictField):
+class PlatformNameField(PatternField):
     """An operating system as the tables name it: Linux, macOS, Windows."""
 
-    NAME = r"[A-Za-z](?:[A-Za-z0-9 .+-]{0,38}[A-Za-z0-9.+-])?"
-
-    def __init__(self, **kwargs):
-        super().__init__(pattern=anchored(self.NAME), **kwargs)
-
-    def to_python(self, value):
-        value = super().to_python(value)
-        if value and not re.fullmatch(self.NAME, value):
-            raise forms.ValidationError(
-                f"Not an operating system's name such as Linux; got '{value[:40]}'.",
-                code="invalid",
-            )
-        return value or None
+    PATTERN = r"[A-Za-z](?:[A-Za-z0-9 .+-]{0,38}[A-Za-z0-9.+-])?"
+    MESSAGE = "Not an operating system's name such as Linux"
 
 
 class ChoiceListField(StrictField):
@@ -346,19 +343,8 @@ class WholeNumberField(StrictField):
         return int(value)
 
 
-class APIPrefixField(StrictField):
+class APIPrefixField(PatternField):
     """The start of an API's name as the release notes spell it: torch.onnx, torch.load."""
 
-    NAME = r"[^\s\x00-\x1f\x7f](?:[^\x00-\x1f\x7f]{0,198}[^\s\x00-\x1f\x7f])?"
-
-    def __init__(self, **kwargs):
-        super().__init__(pattern=anchored(self.NAME), **kwargs)
-
-    def to_python(self, value):
-        value = super().to_python(value)
-        if value and not re.fullmatch(self.NAME, value):
-            raise forms.ValidationError(
-                "The start of an API's name, such as torch.onnx, up to 200 characters.",
-                code="invalid",
-            )
-        return value or None
+    PATTERN = r"[^\s\x00-\x1f\x7f](?:[^\x00-\x1f\x7f]{0,198}[^\s\x00-\x1f\x7f])?"
+    MESSAGE = "Not the start of an API's name such as torch.onnx (up to 200 characters)"

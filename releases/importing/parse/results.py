@@ -6,14 +6,11 @@ stage claims of its prose, and PostError for a file that is not a release post.
 import datetime as dt
 from dataclasses import dataclass, field
 
+from releases.importing.problems import DocumentProblem
 
-class PostError(ValueError):
+
+class PostError(DocumentProblem):
     """The post cannot be read; ``line`` is 1-based in the file, or None for the whole file."""
-
-    def __init__(self, message, line=None):
-        super().__init__(message)
-        self.message = message
-        self.line = line
 
 
 @dataclass

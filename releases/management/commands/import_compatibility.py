@@ -24,16 +24,7 @@ class Command(CatalogCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("path", help="A Markdown or HTML file, or an http(s) URL.")
-        parser.add_argument(
-            "--source-url",
-            default="",
-            help="The URL the rows record as their source (a file's published, pinned address); "
-            "a downloaded page records its own URL.",
-        )
-        parser.add_argument(
-            "--dry-run", action="store_true", help="Show what would change; write nothing."
-        )
+        self.add_document_arguments(parser, "A Markdown or HTML file")
 
     def handle(self, *args, path, source_url, dry_run, **options):
         text, url = self.read_document(path)
@@ -41,8 +32,7 @@ class Command(CatalogCommand):
         try:
             planned = plan(found, source=path, source_url=source_url or url)
         except CompatibilityProblem as error:
-            where = f"{path}:{error.line}" if error.line else path
-            raise CommandError(f"{where}: {error.message}") from None
+            raise CommandError(error.where(path)) from None
         for line in planned.lines():
             self.stdout.write(f"  {line}")
         summary = (

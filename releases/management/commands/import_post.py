@@ -26,6 +26,7 @@ from django.core.management.base import CommandError
 from releases.importing.download import DownloadError, download, is_url
 from releases.importing.folder import release_posts
 from releases.importing.parse import PostError, parse_file, parse_post
+from releases.importing.problems import located
 from releases.importing.sync import ImportProblem, differences, find_release, import_post, preview
 from releases.management.base import CatalogCommand
 
@@ -94,7 +95,7 @@ class Command(CatalogCommand):
             try:
                 report, _ = preview(parsed, publish=publish, release_date=date)
             except ImportProblem as error:
-                raise CommandError(self.where(path, error.line, error.message)) from None
+                raise CommandError(error.where(path)) from None
             for line in report.lines():
                 self.stdout.write(line)
             self.stdout.write(self.style.WARNING("Dry run: nothing was written."))
@@ -105,7 +106,7 @@ class Command(CatalogCommand):
                 parsed, publish=publish, release_date=date, dry_run=dry_run, source=path
             )
         except ImportProblem as error:
-            raise CommandError(self.where(path, error.line, error.message)) from None
+            raise CommandError(error.where(path)) from None
         for line in report.lines():
             self.stdout.write(line)
         if dry_run:
@@ -125,12 +126,12 @@ class Command(CatalogCommand):
         except DownloadError as error:
             raise CommandError(str(error)) from None
         except PostError as error:
-            raise CommandError(self.where(path, error.line, error.message)) from None
+            raise CommandError(error.where(path)) from None
 
     def compare(self, path, parsed):
         if not parsed.version:
             raise CommandError(
-                self.where(path, 2, "cannot tell the version from the title; pass --version")
+                located(path, 2, "cannot tell the version from the title; pass --version")
             )
         found = differences(parsed, find_release(parsed.version))
         for line in found:
@@ -176,9 +177,7 @@ class Command(CatalogCommand):
             try:
                 report = import_post(post.parsed, dry_run=dry_run, source=str(post.path))
             except ImportProblem as error:
-                table.add_row(
-                    name, version, "", "", "", self.where(post.path, error.line, error.message)
-                )
+                table.add_row(name, version, "", "", "", error.where(post.path))
                 continue
             imported += 1
             warnings = [f"link left out: {item}" for item in report.left_out]
@@ -200,7 +199,3 @@ class Command(CatalogCommand):
         )
         if dry_run:
             self.stdout.write(self.style.WARNING("Dry run: nothing was written."))
-
-    @staticmethod
-    def where(path, line, message):
-        return f"{path}:{line}: {message}" if line else f"{path}: {message}"

@@ -27,18 +27,9 @@ class Command(CatalogCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("path", help="A Markdown file, or an http(s) URL.")
+        self.add_document_arguments(parser, "The release notes' Markdown")
         parser.add_argument(
             "--release", required=True, metavar="VERSION", help="The release the notes are of."
-        )
-        parser.add_argument(
-            "--source-url",
-            default="",
-            help="The URL the notes record as their source (the file's published, pinned "
-            "address); a downloaded file records its own URL.",
-        )
-        parser.add_argument(
-            "--dry-run", action="store_true", help="Show what would change; write nothing."
         )
 
     def handle(self, *args, path, release, source_url, dry_run, **options):
@@ -48,8 +39,7 @@ class Command(CatalogCommand):
         try:
             planned = plan(notes, found, source=path, source_url=source_url or url)
         except NotesProblem as error:
-            where = f"{path}:{error.line}" if error.line else path
-            raise CommandError(f"{where}: {error.message}") from None
+            raise CommandError(error.where(path)) from None
         for line in planned.lines():
             self.stdout.write(f"  {line}")
         for line, message in planned.warnings:
