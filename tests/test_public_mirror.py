@@ -32,6 +32,8 @@ from releases.models import (
     StageClaim,
     Support,
     Track,
+    UpgradeAPI,
+    UpgradeNote,
 )
 
 # 200 examples in CI and make test; PUBLIC_MIRROR_EXAMPLES=20 for a quicker loop.
@@ -84,6 +86,11 @@ PAGES = [
     "/api/links/?format=csv",
     "/api/tracks/?format=csv",
     "/api/releases/?format=csv",
+    # Issue 33: upgrade notes, by API, on the checklist, the deprecations and in CSV.
+    "/api/upgrade/?format=csv",
+    "/api/upgrade/?api=zq",
+    "/upgrade/?api=zq",
+    "/deprecations/",
 ]
 
 
@@ -180,7 +187,45 @@ class World:
                 restored.track_id = feature.track_id
             restored.save()
 
+    def note(self, pick):
+        """An imported upgrade note, waiting for review; a removal where a deprecation of an
+        earlier release is there to complete."""
+        release = pick(Release.objects.all())
+        if release is None:
+            return
+        token, number = self.token(), next(self.numbers)
+        earlier = pick(
+            UpgradeNote.objects.filter(
+                kind="deprecation", release__version_key__lt=release.version_key
+            )
+        )
+        note = UpgradeNote.objects.create(
+            release=release,
+            slug=f"pr-{number}",
+            kind="removal" if earlier else "deprecation",
+            area=f"Area {token}",
+            summary=f"The {token} API goes",
+            removes=earlier,
+            pull_requests=[number],
+            needs_review=True,
+        )
+        UpgradeAPI.objects.create(note=note, name=f"zq.api.{token}")
+
+    def review_note(self, pick):
+        note = pick(UpgradeNote.objects.filter(needs_review=True))
+        if note:
+            note.needs_review = False
+            note.save()
+
+    def delete_note(self, pick):
+        note = pick(UpgradeNote.objects.all())
+        if note:
+            note.delete()
+
     STEPS = [
+        "note",
+        "review_note",
+        "delete_note",
         "import_draft",
         "edit_draft",
         "publish",
@@ -255,9 +300,11 @@ class World:
         claims = {tuple(c.natural_key()) for c in StageClaim.objects.published()}
         assert set(mirror["claim"]) == claims
         # What releases run on and pair with (issue 32): the same rule, the same log.
-        for model in (Support, Companion, PatchRelease, ScheduleDate):
+        for model in (Support, Companion, PatchRelease, ScheduleDate, UpgradeNote, UpgradeAPI):
             rows = {tuple(row.natural_key()) for row in model.objects.published()}
             assert set(mirror[model.public.type]) == rows, model.public.type
+        notes = {(item["release"], item["slug"]) for item in self.listed("/api/upgrade/")}
+        assert notes == {key[-2:] for key in mirror["upgrade"]}
         self.public_tokens |= {token for token in self.tokens if token in published_text()}
         secrets = self.tokens - self.public_tokens
         body = json.dumps(entries) + "".join(self.seen)
@@ -290,6 +337,8 @@ def published_text():
         *Link.objects.published().values_list("label", "url"),
         *Track.objects.published().values_list("name", "slug", "description"),
         *Area.objects.published().values_list("name", "slug"),
+        *UpgradeNote.objects.published().values_list("area", "summary"),
+        *UpgradeAPI.objects.published().values_list("name", flat=True),
     ]
     return repr(texts)
 
@@ -317,9 +366,11 @@ def replay(entries):
 
 @pytest.fixture
 def world(db, client, tmp_path, settings):
-    # Two releases of the real fixtures: enough of every kind of object, small enough to keep
-    # 200 examples within a few minutes.
-    call_command("load_catalog", "--release", "1.8", "--release", "1.9", verbosity=0)
+    # Three releases of the real fixtures: enough of every kind of object (2.9 with its upgrade
+    # notes, whose deprecations the "note" step's removals complete), small enough to keep 200
+    # examples within a few minutes.
+    releases = ["1.8", "1.9", "2.9"]
+    call_command("load_catalog", *(f"--release={v}" for v in releases), verbosity=0)
     settings.API_PAGE_CACHE_SECONDS = 0
     return lambda: World(client, tmp_path)
 
