@@ -17,12 +17,12 @@ them in one transaction through the catalog's write path, recorded as made by
 
 from dataclasses import dataclass, field
 
-from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from releases import versions, writes
 from releases.importing.problems import DocumentProblem
 from releases.importing.tables import Platforms, Supported
+from releases.importing.validation import validate as checked
 from releases.models import Companion, PatchRelease, Release, ScheduleDate, Support
 
 
@@ -61,6 +61,8 @@ class Plan:
 
 
 def describe(obj):
+    if isinstance(obj, Release):
+        return f"release {obj.version}"
     if isinstance(obj, Support):
         extra = f" ({obj.level})" if obj.level != "stable" else ""
         return f"{obj.release.version}: {obj.get_kind_display()} {obj.version}{extra}"
@@ -141,13 +143,7 @@ def merged(architectures):
 
 
 def validate(obj, line):
-    try:
-        obj.full_clean(exclude=["release"], validate_unique=False, validate_constraints=False)
-    except ValidationError as error:
-        problems = "; ".join(
-            f"{name}: {' '.join(messages)}" for name, messages in error.message_dict.items()
-        )
-        raise CompatibilityProblem(f"cannot store {describe(obj)}: {problems}", line) from None
+    checked(obj, line, CompatibilityProblem, describe, exclude=["release"])
 
 
 def existing(release, related):

@@ -13,7 +13,6 @@ writes them in one short transaction, through the catalog's write path, recorded
 ``import_post`` and the post's file. A plan that changes nothing writes nothing.
 """
 
-from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from releases import writes
@@ -27,6 +26,7 @@ from releases.importing.problems import DocumentProblem
 from releases.importing.report import (
     ImportReport,
 )
+from releases.importing.validation import validate as checked
 from releases.models import (
     MAX_POSITION,
     ClaimStatus,
@@ -56,15 +56,12 @@ class ImportProblem(DocumentProblem):
 
 def validate(obj, line, exclude=()):
     """Validate like a form would, so that bad data fails with the post's line."""
-    try:
-        obj.full_clean(exclude=exclude, validate_unique=False, validate_constraints=False)
-    except ValidationError as error:
-        problems = "; ".join(
-            f"{name}: {' '.join(messages)}" for name, messages in error.message_dict.items()
-        )
-        label = getattr(obj, "title", None) or getattr(obj, "label", None) or obj
-        message = f"cannot store {obj._meta.verbose_name} '{label}': {problems}"
-        raise ImportProblem(message, line) from None
+    checked(obj, line, ImportProblem, labelled, exclude)
+
+
+def labelled(obj):
+    label = getattr(obj, "title", None) or getattr(obj, "label", None) or obj
+    return f"{obj._meta.verbose_name} '{label}'"
 
 
 def find_release(version):

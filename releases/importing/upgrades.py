@@ -19,11 +19,11 @@ them in one transaction through the catalog's write path, recorded as made by
 from collections import Counter
 from dataclasses import dataclass, field
 
-from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from releases import writes
 from releases.importing.problems import DocumentProblem
+from releases.importing.validation import validate as checked
 from releases.models import UpgradeAPI, UpgradeKind, UpgradeNote
 from releases.slugs import unique_slug
 
@@ -174,10 +174,4 @@ def compare(entry, note, planning):
 
 
 def validate(note, line):
-    try:
-        note.full_clean(exclude=["release"], validate_unique=False, validate_constraints=False)
-    except ValidationError as error:
-        problems = "; ".join(
-            f"{name}: {' '.join(messages)}" for name, messages in error.message_dict.items()
-        )
-        raise NotesProblem(f"cannot store the entry: {problems}", line) from None
+    checked(note, line, NotesProblem, lambda _: "the entry", exclude=["release"])

@@ -4,14 +4,16 @@ a checklist: breaking changes, then removals, then deprecations, each by area), 
 (every deprecated API with its removal, or "not yet"), and a release's upgrade notes as a feed.
 """
 
+import re
+
 from django.db.models import Exists, OuterRef
 from django.shortcuts import render
 
-from releases.managers import KIND_COUNTS
+from releases.managers import KIND_COUNTS, version_bound
 from releases.models import Release, UpgradeKind, UpgradeNote
 from releases.pages.common import api_url, checks_query
 from releases.queries import reading
-from releases.versions import Version
+from releases.queries.fields import APIPrefixField
 
 
 def by_release(notes):
@@ -53,9 +55,9 @@ def uncovered(start, end):
         Exists(UpgradeNote.objects.published().filter(release=OuterRef("pk")))
     )
     if start:
-        releases = releases.filter(version_key__gt=Version.parse(start).key)
+        releases = releases.filter(version_bound(start, "gt"))
     if end:
-        releases = releases.filter(version_key__lte=Version.parse(end).key)
+        releases = releases.filter(version_bound(end, "lte"))
     return list(releases.oldest_first().values_list("version", flat=True))
 
 
@@ -65,9 +67,7 @@ def upgrade(request):
     releases = list(Release.objects.released().oldest_first())
     notes = None
     if request.GET:
-        listing = reading.UPGRADES
-        allowed = set(listing.filterset.base_filters)
-        notes = list(reading.filtered(request.GET, listing.filterset, listing.queryset(), allowed))
+        notes = list(reading.UPGRADES.filtered(request.GET))
     start, end = request.GET.get("from", ""), request.GET.get("to", "")
     # A range the notes do not cover says so: no notes is not "nothing breaks".
     missing = uncovered(start, end) if notes is not None and (start or end) else []
@@ -128,6 +128,6 @@ def notes_of_track(track):
 
 def naming_count(search):
     """How many published notes name an API beginning with ``search`` (None for a phrase)."""
-    if not search or " " in search.strip() or len(search) > 200:
+    if not re.fullmatch(APIPrefixField.PATTERN, search) or " " in search:
         return None
-    return UpgradeNote.objects.published().naming(search.strip()).count()
+    return UpgradeNote.objects.published().naming(search).count()

@@ -4,13 +4,11 @@ torch with Python, CUDA, ROCm and companion libraries, one verdict per pair, eac
 reason and source, and the nearest supported alternatives. Read from what the public sees.
 """
 
-import re
-
 from django import forms
 
 from releases import versions
 from releases.models import Companion, Library, PatchRelease, Release, Support
-from releases.queries.fields import PlatformVersionField, StrictField, VersionField
+from releases.queries.fields import PatternField, PlatformVersionField, VersionField
 
 SUPPORTED, UNSUPPORTED, EXPERIMENTAL, UNKNOWN = (
     "supported",
@@ -22,17 +20,11 @@ PLATFORMS = {"python": "Python", "cuda": "CUDA", "rocm": "ROCm"}
 COMPANION_VERSION = r"[0-9]{1,3}\.[0-9]{1,3}(\.[0-9]{1,3})?"
 
 
-class CompanionVersionField(StrictField):
+class CompanionVersionField(PatternField):
     """A companion library's version: 0.20 or 0.20.1."""
 
-    def __init__(self, **kwargs):
-        super().__init__(pattern=f"^{COMPANION_VERSION}$", **kwargs)
-
-    def to_python(self, value):
-        value = super().to_python(value)
-        if value and not re.fullmatch(COMPANION_VERSION, value):
-            raise forms.ValidationError(f"Not a version such as 0.20.1; got '{value[:40]}'.")
-        return value or None
+    PATTERN = COMPANION_VERSION
+    MESSAGE = "Not a version such as 0.20.1"
 
 
 class CheckForm(forms.Form):

@@ -115,6 +115,10 @@ class Listing(NamedTuple):
         rows = self.queryset() if queryset is None else queryset
         return read_list(query, self.filterset, rows, **kwargs)
 
+    def filtered(self, query):
+        """Every public row ``query`` asks for, unpaged (a 400 for what the FilterSet refuses)."""
+        return filtered(query, self.filterset, self.queryset(), set(self.filterset.base_filters))
+
     def for_request(self, request, query=None, **kwargs):
         """
         The page of this list a page's ``request`` asks for (its query, or ``query`` where the
