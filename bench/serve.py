@@ -47,15 +47,22 @@ def production_env(workdir, **overrides):
 
 
 def manage(env, *args, check=True):
-    return subprocess.run(
+    """Run a management command; with ``check``, a failure raises with what the command said."""
+    result = subprocess.run(
         [PYTHON, str(ROOT / "manage.py"), *args],
         env=env,
         cwd=ROOT,
-        check=check,
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,
     )
+    if check and result.returncode:
+        error = subprocess.CalledProcessError(
+            result.returncode, result.args, result.stdout, result.stderr
+        )
+        error.add_note(f"manage.py {' '.join(args)} said:\n{result.stderr or result.stdout}")
+        raise error
+    return result
 
 
 def prepare(env, *, load_fixtures=True, collectstatic=False):

@@ -31,6 +31,10 @@ class Reaches:
     when: tuple = ()
 
 
+# The longest public type name the public log's tables hold (PublicObject.type, PublicChange.type).
+TYPE_LENGTH = 20
+
+
 @dataclass(frozen=True)
 class Public:
     type: str  # its name in /api/changes/ and on the desk: "feature"
@@ -40,6 +44,11 @@ class Public:
     shown_in: tuple = ()  # Reaches: the API items that show it (their updated_at is stamped)
     reaches: tuple = ()  # Reaches: other objects whose public state a write to it may change
     public_with: tuple = ()  # foreign keys to objects it is public only with: a claim's feature
+
+    def __post_init__(self):
+        # SQLite would store a longer name; PostgreSQL refuses it on the first write to the log.
+        if not 0 < len(self.type) <= TYPE_LENGTH:
+            raise ValueError(f"a public type name has 1 to {TYPE_LENGTH} characters: {self.type!r}")
 
 
 def declared(model):

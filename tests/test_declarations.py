@@ -3,10 +3,12 @@ Each public model declares itself once (releases.declarations.Public), and what 
 declarations — the write path, the public change log, the history, the keys — finds every one.
 """
 
+import pytest
 from django.apps import apps
 
 from releases import public_log
-from releases.declarations import declared, public_models, type_of
+from releases.declarations import Public, declared, public_models, type_of
+from releases.models import PublicChange, PublicObject
 
 
 def catalog_models():
@@ -27,6 +29,16 @@ def test_the_declarations_are_whole_and_name_real_foreign_keys():
         assert model.public.type == name and type_of(model) == name
         for field in (*model.public.references, *model.public.key_path):
             assert model._meta.get_field(field).many_to_one, (name, field)
+
+
+def test_every_public_type_name_fits_the_public_logs_tables():
+    # "upgrade_api" once outgrew a ten-character column: SQLite stored it, PostgreSQL refused it.
+    for model in (PublicObject, PublicChange):
+        length = model._meta.get_field("type").max_length
+        assert all(len(name) <= length for name in public_models()), model
+        Public(type="x" * length, order=99)
+        with pytest.raises(ValueError, match="1 to 20 characters"):
+            Public(type="x" * (length + 1), order=99)
 
 
 def test_a_mirror_creates_what_others_refer_to_first():

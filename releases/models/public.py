@@ -6,6 +6,8 @@ and the catalog's revision (ETags, the page cache).
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 
+from releases.declarations import TYPE_LENGTH
+
 
 class PublicObject(models.Model):
     """
@@ -13,7 +15,7 @@ class PublicObject(models.Model):
     key and payload. ``public_log`` compares the catalog with it after every write.
     """
 
-    type = models.CharField(max_length=10, help_text="The change log's name of its model.")
+    type = models.CharField(max_length=TYPE_LENGTH, help_text="The change log's name of its model.")
     object_id = models.BigIntegerField(help_text="The object's primary key.")
     key = models.JSONField(encoder=DjangoJSONEncoder)
     payload = models.JSONField(encoder=DjangoJSONEncoder)
@@ -38,7 +40,7 @@ class PublicChange(models.Model):
 
     id = models.BigAutoField(primary_key=True)
     time = models.DateTimeField(db_index=True)
-    type = models.CharField(max_length=10)
+    type = models.CharField(max_length=TYPE_LENGTH)
     object_id = models.BigIntegerField()
     action = models.CharField(max_length=10, choices=Action.choices)
     key = models.JSONField(encoder=DjangoJSONEncoder)
