@@ -264,6 +264,7 @@ def compare(url, args, mix, product="product", baseline="baseline"):
         seconds=args.seconds,
         use_wrk=args.wrk,
         warm_up=min(1, args.seconds),
+        connections=args.connections,
     )
 
 
@@ -394,9 +395,23 @@ def measure_catalog(args, workdir, big_env, small_env, generated, loaded, small,
             say(f"    {name}: {len(mix)} pages ({checked} checked equal); median ratio "
                 f"{spreads[name][0]} (spread {spreads[name][1]})")  # fmt: skip
         say("  the first page, the last page by number and the last page by cursor")
-        for name, path in first_deep_cursor(server.url).items():
-            rows[name] = load.measure(server.url + path, args.seconds, use_wrk=args.wrk)
+        paths = first_deep_cursor(server.url)
+        one_by_one = load.alternate(
+            server.url,
+            {name: [path] for name, path in paths.items()},
+            rounds=args.rounds,
+            seconds=args.seconds,
+            use_wrk=args.wrk,
+            warm_up=min(1, args.seconds),
+            connections=args.connections,
+        )
+        for name, path in paths.items():
+            rows[name] = one_by_one.merged(name)
             say(f"    {name}: p50 {rows[name].p50_ms:.1f} ms ({path[:60]})")
+        cursor_ratios = one_by_one.ratios(
+            "cursor_deep_page", "first_page", value=lambda row: row.p50_ms
+        )
+        spreads["cursor"] = load.summary(cursor_ratios)
         say(f"  reads while import_post imports a {args.import_features}-feature post ...")
         during, import_seconds, imports = reads_during_imports(
             server, big_env, workdir, args, mixes.import_reads
@@ -423,27 +438,34 @@ def measure_catalog(args, workdir, big_env, small_env, generated, loaded, small,
             seconds=args.seconds,
             use_wrk=args.wrk,
             warm_up=min(1, args.seconds),
+            connections=args.connections,
         )
         rounds["ceiling"] = ceiling
         rows["ceiling"], rows["cached"] = ceiling.merged("ceiling"), ceiling.merged("cached")
         spreads["ceiling"] = load.summary(ceiling.ratios("cached", "ceiling"))
         rows["conditional"] = load.measure(
-            server.url + page, args.seconds, headers={"If-None-Match": etag}, use_wrk=args.wrk
+            server.url + page,
+            args.seconds,
+            headers={"If-None-Match": etag},
+            use_wrk=args.wrk,
+            connections=args.connections,
         )
         peaks += server.worker_memory_mb()
 
     say("  the small catalog, and the whole list as CSV")
     small_path = f"/api/features/?release={small['middle_release']}&stability=beta"
     with serve.server({**small_env, "API_PAGE_CACHE_SECONDS": "0"}) as server:
-        load.measure(server.url + small_path, min(1, args.seconds), use_wrk=args.wrk)
+        load.measure(server.url + small_path, min(1, args.seconds), use_wrk=args.wrk,
+                     connections=args.connections)  # fmt: skip
         rows["filtered_small"] = load.measure(
-            server.url + small_path, args.seconds, use_wrk=args.wrk
+            server.url + small_path, args.seconds, use_wrk=args.wrk, connections=args.connections
         )
     large_path = f"/api/features/?release={generated['middle_release']}&stability=beta"
     with serve.server(uncached_env) as server:
-        load.measure(server.url + large_path, min(1, args.seconds), use_wrk=args.wrk)
+        load.measure(server.url + large_path, min(1, args.seconds), use_wrk=args.wrk,
+                     connections=args.connections)  # fmt: skip
         rows["filtered_one_url"] = load.measure(
-            server.url + large_path, args.seconds, use_wrk=args.wrk
+            server.url + large_path, args.seconds, use_wrk=args.wrk, connections=args.connections
         )
     memory = csv_memory(uncached_env, "/api/features/?format=csv")
     if memory["csv_rows"] != generated["features"]:
@@ -462,9 +484,8 @@ def measure_catalog(args, workdir, big_env, small_env, generated, loaded, small,
         "first_page_p50_ms": round(rows["first_page"].p50_ms, 2),
         "deep_page_p50_ms": round(rows["deep_page"].p50_ms, 2),
         "cursor_deep_page_p50_ms": round(rows["cursor_deep_page"].p50_ms, 2),
-        "cursor_deep_page_ratio": round(
-            rows["cursor_deep_page"].p50_ms / rows["first_page"].p50_ms, 3
-        ),
+        "cursor_deep_page_ratio": spreads["cursor"][0],
+        "cursor_deep_page_ratio_spread": spreads["cursor"][1],
         "cached_ratio": rate_ratio(rows["cached"], rows["baseline_list"]),
         "conditional_ratio": rate_ratio(rows["conditional"], rows["baseline_list"]),
         "ceiling_ratio": spreads["ceiling"][0],
@@ -495,6 +516,7 @@ def measure_catalog(args, workdir, big_env, small_env, generated, loaded, small,
         "small_catalog_features": small["features"],
         "mixes": {name: len(getattr(mixes, name)) for name in ("list", "filtered", "deep")},
         "rounds": args.rounds,
+        "connections": args.connections,
         "seconds_per_round": args.seconds,
         "load_generator": rows["list"].tool,
         "round_ratios": {
@@ -506,7 +528,8 @@ def measure_catalog(args, workdir, big_env, small_env, generated, loaded, small,
                 ("ceiling", rounds["ceiling"], ("cached", "ceiling")),
             )
         }
-        | {"p99_during_import": [round(r, 3) for r in p99]},
+        | {"p99_during_import": [round(r, 3) for r in p99]}
+        | {"cursor_deep_page": [round(r, 3) for r in cursor_ratios]},
         "measurements": {
             name: {
                 "requests_per_second": round(row.requests_per_second, 1),
@@ -590,6 +613,12 @@ def main(argv=None):
     parser.add_argument("--small-features", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=7, help="of each compared pair (≥ 5)")
     parser.add_argument("--seconds", type=float, default=3, help="of each side of a round")
+    parser.add_argument(
+        "--connections",
+        type=int,
+        default=1,
+        help="wrk's connections in the comparisons (the reads during imports use 4)",
+    )
     parser.add_argument("--spread", type=int, default=40, help="pages or filters a list's mix")
     parser.add_argument("--import-features", type=int, default=1000, help="of the large post")
     parser.add_argument(
