@@ -6,7 +6,7 @@ with no serious or critical violation, and its full-page screenshot is saved.
 
 import pytest
 
-from tests.conftest import http
+from tests.conftest import FULL_CATALOG, http
 
 PAGES = [
     ("home", "/"),
@@ -73,10 +73,8 @@ def test_the_features_form_narrows_with_counts_and_without_scripts(live_catalog,
 
 @pytest.fixture
 def live_full_catalog(transactional_db, live_server):
-    """Every release of the committed fixtures behind a real HTTP server."""
-    from django.core.management import call_command
-
-    call_command("load_catalog", verbosity=0)
+    """Every release of the committed fixtures behind a real HTTP server (tests/snapshot.py)."""
+    FULL_CATALOG.apply()
     return live_server
 
 
