@@ -70,6 +70,11 @@ URLS = [
     "/feeds/releases/", "/feeds/tracks/fsdp/", "/feeds/releases/?x=1",
     "/badges/tracks/fsdp.svg", "/badges/tracks/no-such-track.svg", "/badges/tracks/fsdp.json",
     "/api/schema/",
+    # Upgrade notes (issue 33), their lists and their refusals
+    "/upgrade/?from=2.8&to=2.14", "/upgrade/?api=torch.load", "/deprecations/",
+    "/deprecations/?present_in=2.12&area=onnx", "/api/upgrade/?from=2.5&to=2.14",
+    "/api/upgrade/?api=torch.onnx&kind=deprecation", "/api/upgrade/?format=csv&release=2.10",
+    "/api/upgrade/?from=2.14&to=2.5", "/api/upgrade/?kind=gold", "/feeds/releases/2.10/upgrade/",
 ]  # fmt: skip
 
 

@@ -1,7 +1,7 @@
 """
-Every list's parameters, declared once: one FilterSet per list of the API and the pages. A
-parameter's declaration is its filter; its effect lives in its filter (or the FilterSet method
-it names).
+Every list's parameters, declared once: one FilterSet per list of the API and the pages (the
+upgrade notes' in releases.queries.upgrades). A parameter's declaration is its filter; its
+effect lives in its filter (or the FilterSet method it names).
 """
 
 from django.db.models import OuterRef, Subquery
@@ -18,21 +18,16 @@ from releases.models import (
     Release,
     Stability,
     Track,
-    UpgradeKind,
-    UpgradeNote,
 )
 from releases.queries.filters import (
-    APIPrefixFilter,
     AsOfFilter,
     CatalogFilterSet,
     ChoiceListFilter,
     ISODateFilter,
     PublishedAsOfFilter,
-    PublishedVersionFilter,
     SearchFilter,
     StatusFilter,
     StrictBooleanFilter,
-    StrictForm,
     SupportFilter,
     TrackFilter,
     VersionAwareOrderingFilter,
@@ -42,7 +37,6 @@ from releases.queries.filters import (
     exact_or_in,
     updated_since_filter,
 )
-from releases.queries.forms import to_after_from
 from releases.stats import stuck_track_ids
 
 STABILITY_VALUES = [*Stability.values, NO_STAGE]
@@ -352,85 +346,3 @@ class GraduationFilterSet(CatalogFilterSet):
 
     def filter_stuck_for(self, queryset, name, value):
         return queryset.filter(pk__in=stuck_track_ids(value))
-
-
-def upgrade_areas():
-    """The areas of the published upgrade notes, as ?area= names them."""
-    notes = UpgradeNote.objects.published().order_by("area_slug")
-    return notes.values_list("area_slug", flat=True).distinct()
-
-
-class UpgradeQueryForm(StrictForm):
-    def clean(self):
-        return to_after_from(self, super().clean())
-
-
-class UpgradeFilterSet(CatalogFilterSet):
-    """
-    Upgrade notes: ``from`` and ``to`` (declared below, as ``from`` is a Python keyword) bound
-    the releases, the rest narrow the notes.
-    """
-
-    form_base = UpgradeQueryForm
-
-    kind = ChoiceListFilter(
-        allowed=UpgradeKind.values,
-        help_text="bc-breaking, removal or deprecation, or several comma-separated.",
-    )
-    area = ChoiceListFilter(
-        field_name="area_slug",
-        allowed=upgrade_areas,
-        help_text="The release notes' area, as a slug (onnx, torch-nn; general for notes under "
-        "no area), or several comma-separated.",
-    )
-    api = APIPrefixFilter(
-        help_text="Notes naming an API that begins with this, in any case: torch.onnx finds "
-        "everything about the ONNX exporter, torch.load the notes on torch.load."
-    )
-    release = VersionListFilter(
-        field_name="release_version_key",
-        help_text="Notes of this release; several comma-separated or repeated.",
-    )
-    updated_since = updated_since_filter()
-
-    class Meta:
-        model = UpgradeNote
-        fields = []
-
-
-UpgradeFilterSet.base_filters = {
-    "from": PublishedVersionFilter(
-        field_name="release_version_key",
-        lookup="gt",
-        help_text="The version you run, e.g. 2.5: notes of the releases after it.",
-    ),
-    "to": PublishedVersionFilter(
-        field_name="release_version_key",
-        lookup="lte",
-        help_text="The version you upgrade to, e.g. 2.14: notes of the releases up to it.",
-    ),
-    **UpgradeFilterSet.base_filters,
-}
-
-
-class StillPresentFilter(PublishedVersionFilter):
-    """Deprecations made at or before the version and not removed by it."""
-
-    def filter(self, qs, value):
-        return qs.still_present_in(value) if value else qs
-
-
-class DeprecationFilterSet(CatalogFilterSet):
-    area = ChoiceListFilter(
-        field_name="area_slug",
-        allowed=upgrade_areas,
-        help_text="The release notes' area, as a slug (onnx, torch-nn), or several.",
-    )
-    api = APIPrefixFilter(help_text="Deprecations naming an API that begins with this.")
-    present_in = StillPresentFilter(
-        help_text="Only what is deprecated but still there in this version (e.g. 2.12)."
-    )
-
-    class Meta:
-        model = UpgradeNote
-        fields = []

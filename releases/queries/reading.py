@@ -19,13 +19,11 @@ from releases.models import Feature, Release, Track, UpgradeNote
 from releases.queries.fields import JoinedInput
 from releases.queries.filters import CatalogFilterSet
 from releases.queries.filtersets import (
-    DeprecationFilterSet,
     FeatureFilterSet,
     ReleaseFilterSet,
     StateAtFilterSet,
     StateFilterSet,
     TrackFilterSet,
-    UpgradeFilterSet,
 )
 from releases.queries.keyset import CURSOR, Keyset
 from releases.queries.pagination import (
@@ -39,6 +37,7 @@ from releases.queries.pagination import (
     page_size,
 )
 from releases.queries.params import reject_bad_query
+from releases.queries.upgrades import DeprecationFilterSet, UpgradeFilterSet
 
 
 def filtersets():
