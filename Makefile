@@ -96,7 +96,7 @@ test-fast: install-dev
 fuzz: install-dev
 	$(BIN)/python -m tests.fuzz $(FUZZ_ARGS)
 
-# The benchmark (bench/README.md): about six minutes a database; writes bench/results.json.
+# The benchmark (bench/README.md): about 20 minutes a database; writes bench/results.json.
 # With DATABASE_URL at a PostgreSQL server (.ci/postgres.sh starts one), PostgreSQL too.
 bench: install
 	@command -v wrk >/dev/null || { \
