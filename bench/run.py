@@ -255,17 +255,28 @@ def same_pages(url, mix):
 # --- the measurements ------------------------------------------------------------------------
 
 
-def compare(url, args, mix, product="product", baseline="baseline"):
-    """Alternating rounds of the baseline and the product over ``mix``."""
+def alternate(url, args, sides):
+    """Alternating rounds of ``sides`` (name -> paths), as every comparison runs them."""
     return load.alternate(
         url,
-        {baseline: Mixes.baseline(mix), product: Mixes.product(mix)},
+        sides,
         rounds=args.rounds,
         seconds=args.seconds,
         use_wrk=args.wrk,
         warm_up=min(1, args.seconds),
         connections=args.connections,
     )
+
+
+def measure(url, args, seconds=None, **options):
+    """``url`` alone for ``seconds`` (a round's, by default), loaded as the comparisons are."""
+    seconds = args.seconds if seconds is None else seconds
+    return load.measure(url, seconds, use_wrk=args.wrk, connections=args.connections, **options)
+
+
+def compare(url, args, mix, product="product", baseline="baseline"):
+    """Alternating rounds of the baseline and the product over ``mix``."""
+    return alternate(url, args, {baseline: Mixes.baseline(mix), product: Mixes.product(mix)})
 
 
 def reads_during_imports(server, env, workdir, args, mix):
@@ -396,15 +407,7 @@ def measure_catalog(args, workdir, big_env, small_env, generated, loaded, small,
                 f"{spreads[name][0]} (spread {spreads[name][1]})")  # fmt: skip
         say("  the first page, the last page by number and the last page by cursor")
         paths = first_deep_cursor(server.url)
-        one_by_one = load.alternate(
-            server.url,
-            {name: [path] for name, path in paths.items()},
-            rounds=args.rounds,
-            seconds=args.seconds,
-            use_wrk=args.wrk,
-            warm_up=min(1, args.seconds),
-            connections=args.connections,
-        )
+        one_by_one = alternate(server.url, args, {name: [path] for name, path in paths.items()})
         for name, path in paths.items():
             rows[name] = one_by_one.merged(name)
             say(f"    {name}: p50 {rows[name].p50_ms:.1f} ms ({path[:60]})")
@@ -431,42 +434,22 @@ def measure_catalog(args, workdir, big_env, small_env, generated, loaded, small,
     with serve.server(big_env) as server:
         for _ in range(2):
             etag = etag_of(server.url + page)
-        ceiling = load.alternate(
-            server.url,
-            {"ceiling": ["/bench/ceiling/"], "cached": [page]},
-            rounds=args.rounds,
-            seconds=args.seconds,
-            use_wrk=args.wrk,
-            warm_up=min(1, args.seconds),
-            connections=args.connections,
-        )
+        ceiling = alternate(server.url, args, {"ceiling": ["/bench/ceiling/"], "cached": [page]})
         rounds["ceiling"] = ceiling
         rows["ceiling"], rows["cached"] = ceiling.merged("ceiling"), ceiling.merged("cached")
         spreads["ceiling"] = load.summary(ceiling.ratios("cached", "ceiling"))
-        rows["conditional"] = load.measure(
-            server.url + page,
-            args.seconds,
-            headers={"If-None-Match": etag},
-            use_wrk=args.wrk,
-            connections=args.connections,
-        )
+        rows["conditional"] = measure(server.url + page, args, headers={"If-None-Match": etag})
         peaks += server.worker_memory_mb()
 
     say("  the small catalog, and the whole list as CSV")
     small_path = f"/api/features/?release={small['middle_release']}&stability=beta"
     with serve.server({**small_env, "API_PAGE_CACHE_SECONDS": "0"}) as server:
-        load.measure(server.url + small_path, min(1, args.seconds), use_wrk=args.wrk,
-                     connections=args.connections)  # fmt: skip
-        rows["filtered_small"] = load.measure(
-            server.url + small_path, args.seconds, use_wrk=args.wrk, connections=args.connections
-        )
+        measure(server.url + small_path, args, min(1, args.seconds))  # a warm-up
+        rows["filtered_small"] = measure(server.url + small_path, args)
     large_path = f"/api/features/?release={generated['middle_release']}&stability=beta"
     with serve.server(uncached_env) as server:
-        load.measure(server.url + large_path, min(1, args.seconds), use_wrk=args.wrk,
-                     connections=args.connections)  # fmt: skip
-        rows["filtered_one_url"] = load.measure(
-            server.url + large_path, args.seconds, use_wrk=args.wrk, connections=args.connections
-        )
+        measure(server.url + large_path, args, min(1, args.seconds))  # a warm-up
+        rows["filtered_one_url"] = measure(server.url + large_path, args)
     memory = csv_memory(uncached_env, "/api/features/?format=csv")
     if memory["csv_rows"] != generated["features"]:
         raise SystemExit(f"the CSV held {memory['csv_rows']} rows, not {generated['features']}")
