@@ -7,6 +7,13 @@
 #
 # Needs Debian's postgresql package (.ci/run installs it where missing). PG_FSYNC=on keeps
 # fsync on, as a deployment would; off (the default) suits a server thrown away after a run.
+#
+# Autovacuum looks at every database each second, at full speed. Each test rolls back what it
+# wrote, and PostgreSQL keeps rolled-back rows as dead rows until a vacuum: with the defaults
+# (a look a minute, throttled), the tables of a long run fill with them and every query scans
+# them (the fixtures test took 129 s after test_api.py, 46 s with these settings).
+
+PG_AUTOVACUUM="-c autovacuum_naptime=1 -c autovacuum_vacuum_cost_delay=0"
 
 as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 
@@ -18,7 +25,7 @@ start_postgres() {
   pgport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   as_postgres "$pgbin/initdb" -D "$pgdir/data" -U catalog --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
   as_postgres "$pgbin/pg_ctl" -D "$pgdir/data" -l "$pgdir/server.log" -w \
-    -o "-h 127.0.0.1 -p $pgport -k $pgdir -c fsync=${PG_FSYNC:-off}" start >/dev/null
+    -o "-h 127.0.0.1 -p $pgport -k $pgdir -c fsync=${PG_FSYNC:-off} $PG_AUTOVACUUM" start >/dev/null
   as_postgres "$pgbin/createdb" -h 127.0.0.1 -p "$pgport" -U catalog catalog
   export DATABASE_URL="postgres://catalog@127.0.0.1:$pgport/catalog"
 }
