@@ -1,7 +1,9 @@
+import contextlib
 import json
 import os
 import re
 import shutil
+import sqlite3
 import threading
 import urllib.error
 import urllib.parse
@@ -14,6 +16,7 @@ from django.conf import settings
 from django.core.cache import caches
 from django.core.management import call_command
 
+from bench import serve
 from releases.web.throttle import counters
 from tests.snapshot import Snapshot
 
@@ -106,6 +109,30 @@ def live_catalog(transactional_db, live_server):
     """The seed catalog behind a real HTTP server."""
     SEED_CATALOG.apply()
     return live_server
+
+
+@pytest.fixture(scope="session")
+def production_catalog(tmp_path_factory):
+    """
+    The catalog as `make serve` prepares it (migrate, collectstatic, load_catalog) on a SQLite
+    file of its own, prepared once a worker: ``production_catalog(folder, **overrides)`` is the
+    environment (bench.serve.production_env) of a copy of it in ``folder``, with its own cache
+    folder and the collected static files shared. A test's servers may write to their copy.
+    """
+    template = tmp_path_factory.mktemp("production-catalog")
+    serve.prepare(serve.production_env(template), collectstatic=True)
+
+    def copy(folder, **overrides):
+        folder = Path(folder)
+        with (
+            contextlib.closing(sqlite3.connect(template / "catalog.sqlite3")) as source,
+            contextlib.closing(sqlite3.connect(folder / "catalog.sqlite3")) as target,
+        ):
+            source.backup(target)
+        static = {"DJANGO_STATIC_ROOT": template / "static"}
+        return serve.production_env(folder, **{**static, **overrides})
+
+    return copy
 
 
 class HttpResponse:

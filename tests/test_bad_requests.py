@@ -111,20 +111,17 @@ def test_utf8_queries_pass(client, catalog, logged):
 
 
 @pytest.fixture(scope="module")
-def workdir(tmp_path_factory):
+def production(tmp_path_factory, production_catalog):
     """A database with the fixtures and collected static files, for both kinds of server."""
-    folder = tmp_path_factory.mktemp("bad-requests")
-    serve.prepare(serve.production_env(folder), collectstatic=True)
-    return folder
+    return production_catalog(tmp_path_factory.mktemp("bad-requests"))
 
 
-def start(mode, workdir, log):
+def start(mode, env, log):
     port = serve.free_port()
     if mode == "make serve":
-        env = serve.production_env(workdir)
         command = serve.gunicorn_command(port, workers=1)
     else:  # make run: runserver with DEBUG on (without its reloader, which only watches files)
-        env = serve.production_env(workdir, DJANGO_DEBUG="1")
+        env = {**env, "DJANGO_DEBUG": "1"}
         command = [serve.PYTHON, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"]
     process = subprocess.Popen(
         command,
@@ -142,10 +139,12 @@ def start(mode, workdir, log):
 
 @pytest.mark.live_server
 @pytest.mark.parametrize("mode", ["make run", "make serve"])
-def test_a_real_server_answers_400_and_logs_one_line_without_a_traceback(mode, workdir, tmp_path):
+def test_a_real_server_answers_400_and_logs_one_line_without_a_traceback(
+    mode, production, tmp_path
+):
     log_path = tmp_path / "server.log"
     with open(log_path, "w") as log:
-        process, server = start(mode, workdir, log)
+        process, server = start(mode, production, log)
         try:
             statuses = [
                 http(server, "/api/features/" + AMPERSANDS_1000).status,

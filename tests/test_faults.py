@@ -38,10 +38,8 @@ def timed(url, path, **headers):
 
 
 @pytest.fixture
-def prepared(tmp_path):
-    env = serve.production_env(tmp_path)
-    serve.prepare(env, collectstatic=True)
-    return env
+def prepared(tmp_path, production_catalog):
+    return production_catalog(tmp_path)
 
 
 @pytest.fixture

@@ -27,12 +27,10 @@ def get(url, path, **headers):
 
 
 @pytest.fixture(scope="module")
-def prepared(tmp_path_factory):
+def prepared(tmp_path_factory, production_catalog):
     """A production database with the fixtures and collected static files."""
     workdir = tmp_path_factory.mktemp("serve")
-    env = serve.production_env(workdir)
-    serve.prepare(env, collectstatic=True)
-    return workdir, env
+    return workdir, production_catalog(workdir)
 
 
 @pytest.fixture(scope="module")
