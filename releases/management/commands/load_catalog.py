@@ -158,12 +158,25 @@ def with_predecessors(tracks, track_items):
     return found
 
 
-def refers_to(item, keys):
-    """Whether a fixture item refers to one of the natural keys ``keys`` (one-part keys)."""
-    return bool(keys) and any(
-        isinstance(value, list) and len(value) == 1 and tuple(value) in keys
-        for value in item["fields"].values()
-    )
+def refers_to(item, pending):
+    """
+    Whether a fixture item refers, by natural key, to one of the objects ``pending`` (of one
+    model, not stored yet): a track to the track it succeeds, say. Only the fields that point
+    to that model are compared, so the pending objects' keys (which may read their foreign
+    keys from the database) are worked out only where an item could name one of them.
+    """
+    if not pending:
+        return False
+    target = type(pending[0])
+    fields = apps.get_model(item["model"])._meta.get_fields()
+    values = [
+        tuple(item["fields"][field.name])
+        for field in fields
+        if field.is_relation
+        and field.related_model is target
+        and isinstance(item["fields"].get(field.name), list)
+    ]
+    return bool(values) and not {tuple(obj.natural_key()) for obj in pending}.isdisjoint(values)
 
 
 class Command(CatalogCommand):
@@ -283,7 +296,7 @@ class Command(CatalogCommand):
         Create the objects of ``items`` the catalog lacks, in bulk, model by model in the
         file's order (a file lists what others refer to first); skip every one it has.
         """
-        created, pending, pending_keys, label = 0, [], set(), None
+        created, pending, label = 0, [], None
 
         def flush():
             nonlocal created
@@ -291,20 +304,18 @@ class Command(CatalogCommand):
                 type(pending[0]).objects.bulk_create(pending)
                 created += len(pending)
                 pending.clear()
-                pending_keys.clear()
 
         try:
             with writes.acting_as(f"load_catalog {path.name}"):
                 for item in items:
                     # What follows may refer to these (another model, or a track to the one it
                     # succeeds): store them first.
-                    if item.get("model") != label or refers_to(item, pending_keys):
+                    if item.get("model") != label or refers_to(item, pending):
                         flush()
                         label = item.get("model")
                     (deserialized,) = serializers.deserialize("python", [item])
                     if deserialized.object.pk is None:  # never overwrite what the catalog has
                         pending.append(deserialized.object)
-                        pending_keys.add(tuple(deserialized.object.natural_key()))
                 flush()
         except (DeserializationError, ValidationError, DatabaseError, KeyError) as error:
             raise CommandError(f"{path}: cannot load the fixture: {error}") from None
