@@ -10,8 +10,9 @@
 #
 # Autovacuum looks at every database each second, at full speed. Each test rolls back what it
 # wrote, and PostgreSQL keeps rolled-back rows as dead rows until a vacuum: with the defaults
-# (a look a minute, throttled), the tables of a long run fill with them and every query scans
-# them (the fixtures test took 129 s after test_api.py, 46 s with these settings).
+# (a look a minute, throttled), the tables of a long run fill with them (the fixtures test took
+# 129 s after test_api.py, 46 s with these settings). A partial cure: docs/development.md says
+# why (a vacuum between tests leaves the planner counting the tables' rows at zero).
 
 PG_AUTOVACUUM="-c autovacuum_naptime=1 -c autovacuum_vacuum_cost_delay=0"
 

@@ -191,20 +191,12 @@ def large_post(features):
     return head + "# Frontend APIs\n\n" + "\n".join(sections)
 
 
-def test_readers_never_fail_while_a_large_import_writes(prepared, tmp_path):
+def test_readers_never_fail_while_a_large_import_writes(production_catalog, tmp_path):
     import threading
 
-    workdir, env = prepared
     post = tmp_path / "large.md"
     post.write_text(large_post(3000), encoding="utf-8")
-    database = tmp_path / "catalog.sqlite3"
-    shutil.copy(workdir / "catalog.sqlite3", database)
-    env = {
-        **env,
-        "DATABASE_URL": f"sqlite:///{database}",
-        "API_PAGE_CACHE_SECONDS": "0",
-        "API_ANON_RATE": "",
-    }
+    env = {**production_catalog(tmp_path), "API_PAGE_CACHE_SECONDS": "0", "API_ANON_RATE": ""}
     statuses, done = [], threading.Event()
 
     def read(url):
