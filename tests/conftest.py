@@ -240,6 +240,44 @@ def pytest_runtest_protocol(item, nextitem):
         os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
 
 
+# pytest-django's blocker, kept by the session fixture below for the hook after it.
+_db_blocker = []
+
+
+@pytest.fixture(scope="session", autouse=True)
+def keep_db_blocker(django_db_blocker):
+    _db_blocker.append(django_db_blocker)
+    yield
+    _db_blocker.clear()
+
+
+def vacuum_postgresql():
+    """
+    On PostgreSQL, VACUUM the test database once a test's transaction has rolled back. Every
+    test rolls back what it wrote, which PostgreSQL keeps as dead rows until a vacuum; a
+    vacuum while a test holds the tables counts their rows at zero without cutting their
+    pages off, and the planner then takes every table for one row (nested loops, seconds a
+    statement). Between tests nothing holds them, so their empty pages go and the planner
+    sizes each table by its pages as they are. .ci/postgres.sh turns autovacuum off for it.
+    """
+    if not _db_blocker:
+        return
+    from django.db import connection
+
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
+        return
+    with _db_blocker[0].unblock(), connection.cursor() as cursor:
+        cursor.execute("VACUUM")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After a test's own fixtures are torn down (its transaction rolled back)."""
+    result = yield
+    vacuum_postgresql()
+    return result
+
+
 @pytest.fixture(scope="session")
 def browser_context_args(browser_context_args):
     return {**browser_context_args, "viewport": {"width": 1280, "height": 900}}
