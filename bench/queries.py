@@ -17,6 +17,7 @@ def main(argv=None):
     urls = sys.argv[1:] if argv is None else argv
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
     os.environ["API_PAGE_CACHE_SECONDS"] = "0"
+    os.environ["REVISION_REUSE_SECONDS"] = "0"  # every query a request can make, that one too
     django.setup()
     from django.db import connection
     from django.test import Client

@@ -247,6 +247,10 @@ else:
 # clients may reuse a response before revalidating it with its ETag.
 API_PAGE_CACHE_SECONDS = int(os.environ.get("API_PAGE_CACHE_SECONDS", "600"))
 API_MAX_AGE_SECONDS = int(os.environ.get("API_MAX_AGE_SECONDS", "15"))
+# How long a process reuses its read of the catalog's revision for public requests (0: read
+# it on every request). A save shows at once in the process that made it; in every other,
+# within this time (releases/revision.py).
+REVISION_REUSE_SECONDS = float(os.environ.get("REVISION_REUSE_SECONDS", "0.05"))
 
 # Requests a client address may make to the API and feeds ("1200/m"; empty: no limit),
 # counted in fixed windows in the shared cache, so every process and host counts together.

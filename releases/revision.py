@@ -4,9 +4,16 @@ The catalog's revision: a token that changes with every committed write to the c
 HTTP validators (ETag, Last-Modified) and the server-side page cache are keyed by it, so a
 write invalidates every cached page at once, in every process and on every host. The token
 lives in the database (``models.CatalogRevision``, one row), rewritten in the transaction of
-the write it announces: it commits with the change or not at all, so a save is seen on the next
-request whatever happened to a cache (a Redis that stalled, a disk that failed), and a cache
-that lost everything only costs time. Reading it is one query of one row a request.
+the write it announces: it commits with the change or not at all, so a save is seen whatever
+happened to a cache (a Redis that stalled, a disk that failed), and a cache that lost everything
+only costs time. Reading it is one query of one row.
+
+Public requests read it through ``recent()``: a process reuses its last read for
+``REVISION_REUSE_SECONDS`` (a twentieth of a second), so a page-cache hit under load asks the
+database nothing, which on PostgreSQL is most of what a hit costs (bench/README.md). A write
+forgets the process's read, so the process that saved shows the save on its next request; every
+other process, on its first request after the reuse ends. Public answers already tell clients
+they may reuse them for ``API_MAX_AGE_SECONDS`` (15).
 
 A revision also records when it started: the real time of the last change, which is what
 Last-Modified says (so never later than the response's Date). HTTP dates count whole seconds,
@@ -18,10 +25,13 @@ told that nothing changed (releases.web.middleware).
 
 import datetime
 import hashlib
+import threading
+import time
 import uuid
 from typing import NamedTuple
 
 from django.apps import apps
+from django.conf import settings
 from django.core.cache import caches
 from django.db import IntegrityError, connections, transaction
 from django.db.models import Case, F, When
@@ -68,6 +78,52 @@ def current(using="default"):
     return Revision(token, changed_at, number != second_first)
 
 
+class _Reads:
+    """This process's last read of the revision, each database's, and until when it serves."""
+
+    def __init__(self):
+        self.kept = {}  # alias: (Revision, monotonic time it serves until)
+        self.forgotten = 0  # how many times a write forgot them
+        self.lock = threading.Lock()
+
+    def get(self, using):
+        kept = self.kept.get(using)
+        if kept is not None and time.monotonic() < kept[1]:
+            return kept[0]
+        forgotten = self.forgotten
+        value = current(using)
+        seconds = settings.REVISION_REUSE_SECONDS
+        with self.lock:
+            # A write that forgot the reads while this one was under way may be newer than it.
+            if seconds > 0 and forgotten == self.forgotten:
+                self.kept[using] = (value, time.monotonic() + seconds)
+        return value
+
+    def forget(self, using=None):
+        with self.lock:
+            self.forgotten += 1
+            if using is None:
+                self.kept.clear()
+            else:
+                self.kept.pop(using, None)
+
+
+_reads = _Reads()
+
+
+def recent(using="default"):
+    """
+    The catalog's Revision as this process read it at most ``REVISION_REUSE_SECONDS`` ago, or
+    as committed now: what public requests are keyed by (the module's docstring says why).
+    """
+    return _reads.get(using)
+
+
+def forget(using=None):
+    """Read the revision anew on the next ``recent()``: after a write, or a test's rollback."""
+    _reads.forget(using)
+
+
 def _first(using):
     """The row, for a database that lost it: a revision of its own, as if it had changed."""
     try:
@@ -96,8 +152,11 @@ def shares_second(revision, using="default"):
 def bump(using="default"):
     """
     Start a new revision now, in the current transaction (one statement): it is seen by others
-    when that transaction commits, and is undone if it rolls back.
+    when that transaction commits, and is undone if it rolls back. This process reads it anew,
+    now (this transaction's own requests) and once it commits.
     """
+    forget(using)
+    transaction.on_commit(lambda: forget(using), using=using)
     now = timezone.now()
     second = now.replace(microsecond=0)
     updated = (

@@ -219,6 +219,52 @@ def test_hits_304s_and_429s_carry_the_headers_of_a_fresh_page(client, catalog, s
     assert hit["Content-Type"] == fresh["Content-Type"]
 
 
+# --- the revision, reused by a process for REVISION_REUSE_SECONDS ---------------------------
+
+
+def test_a_hit_within_the_revision_reuse_asks_the_database_nothing(client, catalog, settings):
+    path = "/api/features/?release=1.9"
+    settings.REVISION_REUSE_SECONDS = 60
+    assert client.get(path)["X-Cache"] == "miss"
+    with CaptureQueriesContext(connection) as queries:
+        hit = client.get(path)
+    assert hit["X-Cache"] == "hit" and len(queries) == 0
+    settings.REVISION_REUSE_SECONDS = 0  # read on every request
+    revision.forget()
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(path)["X-Cache"] == "hit"
+    assert len(queries) == 1
+
+
+def test_a_save_shows_at_once_in_the_process_that_made_it(client, catalog, settings):
+    settings.REVISION_REUSE_SECONDS = 60
+    path = "/api/features/?release=1.9&search=prepare"
+    before = client.get(path)
+    assert client.get(path)["X-Cache"] == "hit"
+    feature = Feature.objects.get(release__version="1.9", slug="prepare-for-inference")
+    feature.title = "Prepare for inference, retitled"
+    feature.save()
+    after = client.get(path)
+    assert after["X-Cache"] == "miss" and after["ETag"] != before["ETag"]
+    assert after.json()["results"][0]["title"] == "Prepare for inference, retitled"
+
+
+def test_a_revision_committed_elsewhere_shows_once_the_reuse_ends(client, catalog, settings):
+    settings.REVISION_REUSE_SECONDS = 1
+    path = "/api/releases/"
+    first = client.get(path)
+    read_at = time.monotonic()
+    # What another process's save commits: the row's new token, with no word to this one.
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE releases_catalogrevision SET token = 'elsewhere' WHERE id = 1")
+    reused = client.get(path)
+    assert time.monotonic() - read_at < 1, "too slow to test the reuse"
+    assert reused["ETag"] == first["ETag"] and reused["X-Cache"] == "hit"
+    time.sleep(1.05 - (time.monotonic() - read_at))
+    fresh = client.get(path)
+    assert fresh["ETag"].startswith('"elsewhere-') and fresh["X-Cache"] == "miss"
+
+
 # --- counts: exact, once per filter and revision ---------------------------------------------
 
 

@@ -108,7 +108,7 @@ class CatalogCacheMiddleware:
         if request.method == "OPTIONS":
             return self.public(HttpResponse(status=200))
 
-        current = revision.current()
+        current = revision.recent()
         token = current.token
         request.catalog_revision = token  # what lists key their cached counts by
         variant = accept_variant(request.META.get("HTTP_ACCEPT", ""))
