@@ -34,13 +34,17 @@ class Rows:
 
     def __init__(self, queryset, rows=None, *, name=None, token=None, build=None):
         self.queryset = queryset
-        if rows is None:
-            rows = queryset if build is None else build(queryset, ())
-        self.rows = rows
+        if rows is not None:
+            self.rows = rows
         self.name, self.token = name, token
         # How the rows are made from a queryset (and the extra columns they must carry), for
         # a paginator that narrows or annotates the queryset first: keyset pagination.
         self.build = build
+
+    @cached_property
+    def rows(self):
+        """The rows, built when first read: a paginator that shapes them itself never does."""
+        return self.queryset if self.build is None else self.build(self.queryset, ())
 
     def __getitem__(self, index):
         return list(self.rows[index])
