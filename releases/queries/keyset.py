@@ -14,7 +14,9 @@ leads nowhere, a 404, as a page past the last does.
 import re
 
 from django.core import signing
+from django.core.exceptions import FieldDoesNotExist
 from django.db.models import F, OrderBy, Q
+from django.db.models.constants import LOOKUP_SEP
 from rest_framework.exceptions import NotFound, ValidationError
 
 CURSOR = "cursor"
@@ -39,16 +41,24 @@ class Keyset:
         self.terms = [term(item) for item in ordering]
         if not any(is_id(expression, queryset.model) for expression, _ in self.terms):
             self.terms.append((F("pk"), False))
-        self.names = [f"{PREFIX}{index}" for index in range(len(self.terms))]
+        # A term that is a column of the list's own table is read and compared by its name;
+        # any other (a related column, an expression) is selected under a name of its own.
+        self.names = [
+            column(expression, queryset.model) or f"{PREFIX}{index}"
+            for index, (expression, _) in enumerate(self.terms)
+        ]
 
     def annotate(self, queryset):
-        """``queryset`` with each term's value selected, under ``names``: a row knows its key."""
-        return queryset.annotate(
-            **{
-                name: expression
-                for name, (expression, _) in zip(self.names, self.terms, strict=True)
-            }
-        )
+        """
+        ``queryset`` with each term's value selected, under ``names``: a row knows its key.
+        The columns of its own table are there already (``values()`` names them too).
+        """
+        selected = {
+            name: expression
+            for name, (expression, _) in zip(self.names, self.terms, strict=True)
+            if name.startswith(PREFIX)
+        }
+        return queryset.annotate(**selected) if selected else queryset
 
     def after(self, queryset, values):
         """
@@ -94,6 +104,19 @@ def term(item):
     if isinstance(item, OrderBy):
         return item.expression, item.descending
     return item, False
+
+
+def column(expression, model):
+    """The name of the column of ``model``'s own table that ``expression`` reads, or None."""
+    if not isinstance(expression, F) or LOOKUP_SEP in expression.name:
+        return None
+    if expression.name == "pk":
+        return None if model._meta.pk.is_relation else "pk"
+    try:
+        field = model._meta.get_field(expression.name)
+    except FieldDoesNotExist:
+        return None  # an annotation of the queryset's, selected under a name of its own
+    return expression.name if field.concrete and not field.is_relation else None
 
 
 def is_id(expression, model):
