@@ -11,6 +11,7 @@ proxy (nginx), the proxy absorbs slow clients first. ``WEB_CONCURRENCY`` workers
 ``WEB_THREADS`` threads each.
 """
 
+import gc
 import os
 
 worker_class = "gthread"
@@ -23,3 +24,14 @@ limit_request_line = 8190
 # Whose X-Forwarded-Proto (and -For) to believe: the proxy's address alone. Loopback by default,
 # for a proxy on the same machine; a client's own header from anywhere else changes nothing.
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
+
+
+def post_worker_init(worker):
+    """
+    Once a worker has loaded the catalog (Django, its apps and models), put every object made
+    so far out of the garbage collector's sight (Python's gc.freeze): they live as long as the
+    worker, and each full collection would otherwise walk all of them again. Measured on the
+    benchmark's filtered lists: a request's share of collecting fell from 140 to 47 µs
+    (bench/README.md).
+    """
+    gc.freeze()
