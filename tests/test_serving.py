@@ -326,3 +326,16 @@ def test_what_make_run_serves_answers_no_500(prepared):
             assert get(url, path).status == 404, path
         assert get(url, "/", Host="evil.example").status == 400
         assert get(url, "/api/releases/", Host="evil.example").status == 400
+
+
+def test_a_worker_puts_what_it_loaded_out_of_the_collectors_sight():
+    """gunicorn's post_worker_init hook (config/gunicorn.py): full collections skip it."""
+    import config.gunicorn
+
+    gc.unfreeze()
+    assert gc.get_freeze_count() == 0
+    try:
+        config.gunicorn.post_worker_init(worker=None)
+        assert gc.get_freeze_count() > 10_000  # Django, its apps and their models
+    finally:
+        gc.unfreeze()
