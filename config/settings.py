@@ -265,6 +265,23 @@ CATALOG_URL = os.environ.get("CATALOG_URL", "")
 # The blog's feed (RSS or Atom) that watch_blog reads for release announcements.
 BLOG_FEED_URL = os.environ.get("BLOG_FEED_URL") or "https://pytorch.org/feed/"
 
+# The package indexes sync_index reads (releases/importing/indexes.py): the main index's Simple
+# API root; PyTorch's per-variant wheel indexes (variant=URL, comma-separated, to override);
+# the packages (empty: torch and every companion library the catalog pairs).
+PACKAGE_INDEX_URL = os.environ.get("PACKAGE_INDEX_URL") or "https://pypi.org/simple/"
+WHEEL_VARIANT_INDEXES = dict(
+    item.split("=", 1)
+    for item in env_list(
+        "WHEEL_VARIANT_INDEXES",
+        ",".join(
+            f"{variant}=https://download.pytorch.org/whl/{variant}/"
+            for variant in ("cpu", "cu118", "cu126", "cu128", "cu129", "cu130", "rocm6.4", "xpu")
+        ),
+    )
+    if "=" in item
+)
+INDEX_PACKAGES = env_list("INDEX_PACKAGES")
+
 # Admin logins (django-axes, releases/admin/signin.py): 5 failures for one username from one
 # address within 15 minutes pause that username from that address for 15 minutes; no other
 # user, and no other address, is refused. A username that has failed 10 times within those

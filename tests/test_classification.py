@@ -32,13 +32,19 @@ def test_a_move_into_api_unstable_is_a_relabel(before, after, change):
     assert stage_change(before, after) == change
 
 
-def test_every_release_through_2_14_is_public_and_2_14_is_the_latest(client, full_catalog):
+def test_every_release_through_2_14_is_public_and_2_14_is_the_latest_announced(
+    client, full_catalog
+):
     published = Release.objects.published()
     assert set(RELEASES_2_7_TO_2_14) <= set(published.values_list("version", flat=True))
-    # 2.15 and 2.16 are public as planned (issue 32): the latest is the newest out.
-    assert published.released().newest_first().first().version == "2.14"
+    # 2.15 is out (the package index lists it, issue 40), with no announcement yet; 2.16 is
+    # planned. The home page leads with the newest announced and names the newer one.
+    assert published.released().newest_first().first().version == "2.15"
+    assert published.announcing().newest_first().first().version == "2.14"
     html = client.get("/").content.decode()
     assert 'Latest: <a href="/releases/2.14/">PyTorch 2.14</a>' in html
+    assert 'no announcement read yet: <a href="/releases/2.15/">2.15</a>' in html
+    assert "Latest patch of 2.14: <strong>2.14.1</strong>" in html
 
 
 def test_the_api_unstable_features_are_listed_by_their_stage(client, full_catalog):

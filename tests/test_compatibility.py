@@ -289,9 +289,10 @@ def test_the_list_shows_the_releases_that_are_out_unless_asked(full_catalog, cli
     versions = {item["version"] for item in listed["results"]}
     assert "2.16" not in versions and "2.14" in versions and "1.0" in versions
     statuses = {item["version"]: item["status"] for item in listed["results"]}
-    assert statuses["2.14"] == "latest" and statuses["2.13"] == "superseded"
+    # 2.15 is out (the package index lists it) though not announced yet: the latest.
+    assert statuses["2.15"] == "latest" and statuses["2.14"] == "superseded"
     planned = client.get("/api/releases/", {"status": "planned"}).json()
-    assert [item["version"] for item in planned["results"]] == ["2.16", "2.15"]
+    assert [item["version"] for item in planned["results"]] == ["2.16"]
 
 
 @pytest.mark.parametrize("python, cuda", [("3.13", "12.8"), ("3.9", "11.8"), ("3.12", "12.6")])
@@ -380,7 +381,9 @@ def test_the_lifecycle_has_endoflife_dates_release_cycle_fields(full_catalog, cl
     assert all(set(cycle) == fields for cycle in cycles)
     by_cycle = {cycle["cycle"]: cycle for cycle in cycles}
     assert "2.16" not in by_cycle  # not out yet
-    assert by_cycle["2.14"]["eol"] is False
+    # 2.15 is out, its day not known yet: no cycle of its own, and 2.14's has ended.
+    assert "2.15" not in by_cycle and by_cycle["2.14"]["eol"] is True
+    assert by_cycle["2.14"]["latest"] == "2.14.1" and by_cycle["2.14"]["latestReleaseDate"] is None
     assert (
         by_cycle["2.7"]["latest"] == "2.7.1"
         and by_cycle["2.7"]["eol"] == by_cycle["2.8"]["releaseDate"]

@@ -14,13 +14,14 @@ from releases.models import Release, Track
 from releases.pages import timeline
 
 # Each with one query for the catalog's revision (releases/revision.py). A release's page reads
-# what it runs on and pairs with in four more (issue 32), the home page its latest patch and
-# the next planned release in two; a track's page its upgrade notes in one (issue 33).
+# what it runs on and pairs with in four more (issue 32) and its wheels in one (issue 40), the
+# home page its latest patch, the newest release out and the next planned one in three; a
+# track's page its upgrade notes in one (issue 33).
 FULL_SIZE_PAGES = {
-    "/": 5,
+    "/": 6,
     "/releases/": 3,
-    "/releases/2.0/": 9,  # one history query: an editor corrected a title
-    "/releases/2.14/": 8,
+    "/releases/2.0/": 10,  # one history query: an editor corrected a title
+    "/releases/2.14/": 9,
     "/compatibility/": 6,
     "/releases/2.14/state/": 8,  # as tests/test_state.py bounds the state pages
     "/compare/?from=2.6&to=2.14": 6,  # + one query each to check from and to are published
@@ -67,6 +68,9 @@ def test_the_home_page_shows_the_newest_release_and_counts_for_every_release(cli
 def test_the_release_list_shows_each_releases_date(client, full_catalog):
     html = client.get("/releases/").content.decode()
     for release in Release.objects.released():
+        if release.release_date is None:  # out, its day not known yet (2.15)
+            assert "out, day not known" in html
+            continue
         assert f'<time datetime="{release.release_date:%Y-%m-%d}">' in html, release.version
 
 

@@ -20,7 +20,7 @@ from django.db import connections
 from django.urls import reverse
 from django.utils import timezone
 
-from releases.importing import feed, watch
+from releases.importing import feed, lease, watch
 from releases.models import BlogAnnouncement, BlogFeed, Feature, Release
 
 pytestmark = pytest.mark.django_db
@@ -534,7 +534,8 @@ def test_a_release_an_editor_deleted_is_not_imported_again(stand_in):
 
 def test_a_run_while_another_holds_the_watch_does_nothing_and_says_so(stand_in):
     stand_in.serve_blog()
-    assert watch.take_lease(stand_in.url("/feed/"), "cron.example pid 41") is not None
+    feed_url = stand_in.url("/feed/")
+    assert lease.take(BlogFeed, "cron.example pid 41", watch.LEASE, url=feed_url) is not None
 
     output = watch_blog()  # exit status 0: not a failure
 
@@ -547,7 +548,7 @@ def test_a_run_while_another_holds_the_watch_does_nothing_and_says_so(stand_in):
 def test_a_lease_left_by_a_run_that_died_lapses(stand_in):
     stand_in.serve_blog()
     feed_url = stand_in.url("/feed/")
-    watch.take_lease(feed_url, "crashed pid 7")
+    lease.take(BlogFeed, "crashed pid 7", watch.LEASE, url=feed_url)
     BlogFeed.objects.filter(url=feed_url).update(lease_expires_at=timezone.now())
 
     assert "imported 7.3 as a draft" in watch_blog()

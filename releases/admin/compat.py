@@ -8,10 +8,10 @@ disagrees, for the editor to decide.
 from django.contrib import admin, messages
 
 from releases.admin.history import CatalogAdmin
-from releases.models import Companion, PatchRelease, ScheduleDate, Support
+from releases.models import Companion, PatchRelease, ScheduleDate, Support, Wheel
 from releases.writes import acting_as
 
-SOURCE_FIELDS = ["source_url", "source_line", "disputed", "needs_review"]
+SOURCE_FIELDS = ["source_url", "source_line", "read_at", "disputed", "needs_review"]
 
 
 class DisputedFilter(admin.SimpleListFilter):
@@ -59,16 +59,33 @@ class CompanionAdmin(SourcedAdmin):
     list_filter = ["library", ("release", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["torch_version", "version", "library"]
     ordering = ["-torch_version_key", "library"]
-    fields = ["release", "torch_version", "library", "version", *SOURCE_FIELDS]
+    fields = ["release", "torch_version", "library", "version", "requires_python", *SOURCE_FIELDS]
 
 
 @admin.register(PatchRelease)
 class PatchReleaseAdmin(SourcedAdmin):
-    list_display = ["version", "release", "release_date", "needs_review"]
-    list_filter = [("release", admin.RelatedOnlyFieldListFilter)]
+    list_display = ["version", "release", "release_date", "yanked", "needs_review"]
+    list_filter = ["yanked", ("release", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["version"]
     ordering = ["-version_key"]
-    fields = ["release", "version", "release_date", *SOURCE_FIELDS]
+    fields = ["release", "version", "release_date", "yanked", "yanked_reason", *SOURCE_FIELDS]
+
+
+@admin.register(Wheel)
+class WheelAdmin(SourcedAdmin):
+    list_display = ["torch_version", "variant", "platform", "python", "evidence", "needs_review"]
+    list_filter = ["evidence", "platform", "variant", ("release", admin.RelatedOnlyFieldListFilter)]
+    search_fields = ["torch_version", "variant", "python"]
+    ordering = ["-torch_version_key", "variant", "platform", "python_key"]
+    fields = [
+        "release",
+        "torch_version",
+        "variant",
+        "platform",
+        "python",
+        "evidence",
+        *SOURCE_FIELDS,
+    ]
 
 
 @admin.register(ScheduleDate)

@@ -10,12 +10,14 @@ from heapq import merge
 from itertools import islice
 
 from django.conf import settings
+from django.db.models import Subquery
 from django.urls import reverse
 
 from releases import actions, publishing
 from releases.actions import DELETED
 from releases.admin import linkdesk
 from releases.declarations import public_models
+from releases.importing import indexes
 from releases.importing.areas import UNFILED_AREA
 from releases.models import (
     Area,
@@ -23,6 +25,7 @@ from releases.models import (
     BlogFeed,
     Companion,
     Feature,
+    IndexSync,
     Link,
     PatchRelease,
     Release,
@@ -30,9 +33,11 @@ from releases.models import (
     StageClaim,
     Support,
     UpgradeNote,
+    Wheel,
 )
+from releases.queries import wheels
 
-SOURCED = (Support, Companion, PatchRelease, ScheduleDate)
+SOURCED = (Support, Companion, PatchRelease, ScheduleDate, Wheel)
 
 
 @dataclass
@@ -145,16 +150,28 @@ class Currency:
     newest_published: Release | None
     announced: list  # BlogAnnouncements not imported, newest version first
     watch: BlogFeed | None  # the blog's feed as watch_blog last read it; None if it never ran
+    index: IndexSync | None  # the package indexes as sync_index last read them
+    unannounced: list  # releases out (the index lists them) with no announcement imported
+    disagreements: list  # (release, documented without a wheel, wheels undocumented): Python
 
 
 def currency():
-    """The newest releases held, and what the blog announced that is not imported (4 queries)."""
+    """
+    The newest releases held, what the blog announced that is not imported, what the package
+    index lists that no announcement covers, and where wheels and tables disagree (8 queries).
+    """
     releases = Release.objects.newest_first()
+    announced = releases.filter(announced=True, planned=False).values("version_key")[:1]
     return Currency(
         newest=releases.first(),
         newest_published=releases.published().first(),
         announced=list(BlogAnnouncement.objects.filter(release__isnull=True)),
         watch=BlogFeed.objects.filter(url=settings.BLOG_FEED_URL).first(),
+        index=IndexSync.objects.filter(name=indexes.SYNC_NAME).first(),
+        unannounced=list(
+            releases.filter(announced=False, planned=False, version_key__gt=Subquery(announced))
+        ),
+        disagreements=wheels.python_disagreements(),
     )
 
 

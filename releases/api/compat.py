@@ -7,7 +7,14 @@ from rest_framework import serializers
 
 from releases.api.fields import BlankAsNullCharField
 from releases.classification import ReleaseStatus
-from releases.models import Companion, PatchRelease, ScheduleDate, Support, SupportKind
+from releases.models import (
+    Companion,
+    Evidence,
+    PatchRelease,
+    ScheduleDate,
+    Support,
+    SupportKind,
+)
 
 
 class SourceSerializer(serializers.Serializer):
@@ -74,7 +81,30 @@ class CompanionSerializer(Sourced):
 class PatchSerializer(Sourced):
     class Meta:
         model = PatchRelease
-        fields = ["version", "release_date", "disputed", "source"]
+        fields = ["version", "release_date", "yanked", "yanked_reason", "disputed", "source"]
+
+
+class WheelSourceSerializer(serializers.Serializer):
+    url = serializers.URLField(help_text="The index page, or the install page, it was read from.")
+    evidence = serializers.ChoiceField(choices=Evidence.choices)
+    read_at = serializers.DateTimeField(allow_null=True, help_text="When the index was read.")
+
+
+class WheelsSerializer(serializers.Serializer):
+    """A torch version's published wheels: what they run on, measured from the indexes."""
+
+    version = serializers.CharField(help_text="The torch version: 2.5.1.")
+    python = serializers.ListField(
+        child=serializers.CharField(), help_text="Pythons with a wheel (3.13t: free-threaded)."
+    )
+    platforms = serializers.ListField(
+        child=serializers.CharField(), help_text="linux-x86_64, linux-aarch64, macos-arm64, …"
+    )
+    variants = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="cpu, cu124, rocm6.2, xpu; default: the main index's.",
+    )
+    sources = WheelSourceSerializer(many=True)
 
 
 class ScheduleSerializer(Sourced):

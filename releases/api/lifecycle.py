@@ -7,12 +7,14 @@ QuerySets.
 
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from releases.api.schema import form_parameters
 from releases.models import Release
 from releases.queries.check import CheckForm, check
+from releases.queries.install import InstallForm, NoWheel, install
 from releases.queries.params import reject_bad_query
 
 VERDICTS = ["supported", "unsupported", "experimental", "unknown"]
@@ -54,6 +56,23 @@ CHECK_RESPONSE = inline_serializer(
             },
             many=True,
         ),
+        "published": inline_serializer(
+            "CheckPublished",
+            {
+                "verdict": serializers.ChoiceField(
+                    choices=["published", "not_published", "unknown"],
+                    help_text="Whether a wheel was published for the build asked about (python, "
+                    "os, arch, variant): measured, apart from documented support.",
+                ),
+                "reason": serializers.CharField(),
+                "wheels": serializers.ListField(child=serializers.DictField()),
+                "nearest": serializers.ListField(
+                    child=serializers.DictField(),
+                    help_text="The nearest combinations that have a wheel.",
+                ),
+            },
+            allow_null=True,
+        ),
         "runs_on": inline_serializer(
             "RunsOn",
             {
@@ -83,13 +102,62 @@ class CheckView(APIView):
         return Response(check(form.cleaned_data))
 
 
+INSTALL_RESPONSE = inline_serializer(
+    "Install",
+    {
+        "torch": serializers.CharField(help_text="The exact torch version installed."),
+        "release": serializers.CharField(),
+        "variant": serializers.CharField(),
+        "python": serializers.CharField(allow_null=True),
+        "os": serializers.CharField(allow_null=True),
+        "arch": serializers.CharField(allow_null=True),
+        "index_url": serializers.URLField(help_text="The index the wheels come from."),
+        "packages": serializers.ListField(
+            child=serializers.CharField(), help_text="torch and its paired companions, pinned."
+        ),
+        "pip": serializers.CharField(help_text="The command for pip."),
+        "uv": serializers.CharField(help_text="The command for uv."),
+        "evidence": serializers.ChoiceField(
+            choices=["index", "install_page", "documented_support"],
+            help_text="How the catalog knows the wheel exists: read from the index, an install "
+            "command PyTorch published, or only the documented CUDA/ROCm support.",
+        ),
+        "sources": serializers.ListField(child=serializers.DictField()),
+    },
+)
+
+
+class InstallView(APIView):
+    """
+    The exact command that installs a torch version (a minor: its newest) with its paired
+    torchvision and torchaudio, for pip and for uv, from the wheels the catalog recorded; a
+    400 naming what has no wheel, with the nearest combinations that have one.
+    """
+
+    @extend_schema(
+        operation_id="install",
+        parameters=form_parameters(InstallForm),
+        responses={200: INSTALL_RESPONSE},
+    )
+    def get(self, request):
+        form = InstallForm(request.query_params)
+        errors = None if form.is_valid() else form.errors
+        reject_bad_query(request.query_params, {*form.fields, "format"}, errors)
+        try:
+            return Response(install(form.cleaned_data))
+        except NoWheel as missing:
+            raise ValidationError({**missing.errors, "nearest": missing.nearest}) from None
+
+
 LIFECYCLE_RESPONSE = inline_serializer(
     "ReleaseCycle",
     {
         "cycle": serializers.CharField(),
         "releaseDate": serializers.DateField(),
         "latest": serializers.CharField(),
-        "latestReleaseDate": serializers.DateField(),
+        "latestReleaseDate": serializers.DateField(
+            allow_null=True, help_text="Null where the latest patch's day is not known yet."
+        ),
         "eol": serializers.JSONField(help_text="The date it stopped being patched, or false."),
         "support": serializers.JSONField(help_text="As eol: PyTorch patches the latest only."),
         "lts": serializers.BooleanField(),
@@ -112,20 +180,25 @@ class LifecycleView(APIView):
         releases = list(Release.objects.released().with_compatibility().newest_first())
         cycles, following = [], None
         for release in releases:
-            patches = [p for p in release.public_patches if p.release_date]
+            patches = release.public_patches
             latest = patches[-1] if patches else None
-            ended = following.release_date.isoformat() if following else False
+            # Ended when the next minor came out: on its day, or true where its day is unknown.
+            ended = (following.release_date or True) if following else False
+            ended = ended.isoformat() if hasattr(ended, "isoformat") else ended
+            shipped = (latest or release).release_date
+            following = release
+            if release.release_date is None:
+                continue  # out, its day not known yet: a cycle needs its release date
             cycles.append(
                 {
                     "cycle": release.version,
                     "releaseDate": release.release_date.isoformat(),
                     "latest": latest.version if latest else f"{release.version}.0",
-                    "latestReleaseDate": (latest or release).release_date.isoformat(),
+                    "latestReleaseDate": shipped and shipped.isoformat(),
                     "eol": ended,
                     "support": ended,
                     "lts": False,
                     "link": release.announcement_url or None,
                 }
             )
-            following = release
         return Response(cycles)

@@ -6,6 +6,7 @@ plain ``.values()`` rows for speed (``feature_values``, ``feature_items``), take
 from ``FeatureSerializer`` through ``releases.api.rows``.
 """
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from releases import public_log
@@ -14,6 +15,7 @@ from releases.api.fields import BlankAsNullCharField, BlankAsNullURLField
 from releases.api.rows import RowShape
 from releases.classification import NO_STAGE
 from releases.models import Area, Feature, Link, LinkStatus, Release, Stability, StageSource, Track
+from releases.queries import wheels
 from releases.stats import Standing
 
 
@@ -219,9 +221,18 @@ class ReleaseSerializer(serializers.ModelSerializer):
 
 class ReleaseDetailSerializer(ReleaseSerializer):
     features = FeatureSerializer(many=True)
+    overdue = serializers.BooleanField(
+        source="is_overdue",
+        help_text="Planned for a day that has passed, and not on the package index yet.",
+    )
+    wheels = serializers.SerializerMethodField(help_text="Its published wheels, a version each.")
 
     class Meta(ReleaseSerializer.Meta):
-        fields = [*ReleaseSerializer.Meta.fields, "features"]
+        fields = [*ReleaseSerializer.Meta.fields, "overdue", "wheels", "features"]
+
+    @extend_schema_field(compat.WheelsSerializer(many=True))
+    def get_wheels(self, release):
+        return compat.WheelsSerializer(wheels.summary(release.public_wheels), many=True).data
 
 
 class AreaSerializer(serializers.ModelSerializer):

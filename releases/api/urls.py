@@ -23,6 +23,7 @@ urlpatterns = [
     path("compare/", views.CompareView.as_view(), name="compare"),
     path("changes/", views.ChangeLogView.as_view(), name="changes"),
     path("check/", lifecycle.CheckView.as_view(), name="check"),
+    path("install/", lifecycle.InstallView.as_view(), name="install"),
     path("lifecycle/pytorch.json", lifecycle.LifecycleView.as_view(), name="lifecycle"),
     path("schema/", views.SchemaView.as_view(), name="schema"),
     path("docs/", views.DocsView.as_view(url_name="releases:schema"), name="docs"),

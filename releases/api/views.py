@@ -106,7 +106,7 @@ class ReleaseViewSet(CSVListMixin, viewsets.ReadOnlyModelViewSet):
 
     def get_queryset(self):
         if self.action == "retrieve":
-            return Release.objects.for_api_detail().with_compatibility()
+            return Release.objects.for_api_detail().with_compatibility().with_wheels()
         return reading.RELEASES.queryset().with_compatibility()
 
     def get_serializer_class(self):

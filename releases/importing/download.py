@@ -8,6 +8,7 @@ connect and per read and a deadline for the whole answer, redirects followed (a 
 
 import re
 import time
+import zlib
 
 import httpx
 
@@ -57,6 +58,7 @@ def download(url, *, catalog_url="", timeout=TIMEOUT, transport=None):
     headers = {
         "User-Agent": user_agent(catalog_url),
         "Accept": "text/html, application/xhtml+xml, text/markdown;q=0.9, text/plain;q=0.8",
+        "Accept-Encoding": ACCEPT_ENCODING,
     }
     deadline = 3 * timeout
     try:
@@ -86,22 +88,75 @@ def download(url, *, catalog_url="", timeout=TIMEOUT, transport=None):
 
 def read_body(response, url, deadline, max_bytes=MAX_POST_BYTES, what="a post"):
     """
-    The body, refused past ``max_bytes`` (announced or received: TooLarge) or past the
-    deadline (TooSlow). ``import_post URL`` and ``watch_blog`` read every answer through it.
+    The body, decompressed, refused past ``max_bytes`` (announced, received or inflated:
+    TooLarge) or past the deadline (TooSlow). Every download reads its answer through it
+    (``import_post URL``, ``watch_blog``, ``sync_index``). The raw bytes are inflated here, a
+    bounded piece at a time, so that a small compressed answer cannot grow past the limit in
+    memory before it is refused.
     """
     limit = size_text(max_bytes)
+
+    def too_large():
+        return TooLarge(f"{url}: the answer is larger than {limit}, the most {what} may be")
+
     length = response.headers.get("content-length", "")
     if length.isascii() and length.isdigit() and int(length) > max_bytes:
-        raise TooLarge(f"{url}: the answer is larger than {limit}, the most {what} may be")
+        raise too_large()
+    try:
+        inflate = Inflater(response.headers.get("content-encoding", ""), max_bytes)
+    except ValueError as error:
+        raise DownloadError(f"{url}: {error}") from None
     started, chunks, size = time.monotonic(), [], 0
-    for chunk in response.iter_bytes():  # decompressed: the limit is on the document itself
+    for raw in response.iter_raw():
+        try:
+            chunk = inflate(raw)
+        except Overflow:
+            raise too_large() from None
+        except zlib.error as error:
+            raise DownloadError(f"{url}: the compressed answer is broken ({error})") from None
         size += len(chunk)
         if size > max_bytes:
-            raise TooLarge(f"{url}: the answer is larger than {limit}, the most {what} may be")
+            raise too_large()
         if time.monotonic() - started > deadline:
             raise TooSlow(f"{url}: the answer took longer than {deadline:g} s")
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+class Overflow(Exception):
+    """Inflating would pass the limit."""
+
+
+# zlib's window bits for each Content-Encoding the catalog accepts (and asks for).
+WINDOW_BITS = {"gzip": 31, "x-gzip": 31, "deflate": 15}
+ACCEPT_ENCODING = "gzip, deflate"
+
+
+class Inflater:
+    """
+    Undo an answer's Content-Encoding (``gzip``, ``deflate``, or several: ``gzip, gzip``), a
+    chunk at a time, never making more than ``max_bytes`` of any layer: zlib's ``max_length``
+    stops each step at the limit, and anything left over means the answer is too large.
+    """
+
+    def __init__(self, encoding, max_bytes):
+        names = [name.strip().lower() for name in encoding.split(",") if name.strip()]
+        names = [name for name in names if name != "identity"]
+        unknown = [name for name in names if name not in WINDOW_BITS]
+        if unknown:
+            raise ValueError(f"the answer is encoded as {unknown[0]!r}, which is not understood")
+        if len(names) > 3:
+            raise ValueError(f"the answer is encoded {len(names)} times over")
+        # The last encoding applied is the first to undo.
+        self.layers = [zlib.decompressobj(WINDOW_BITS[name]) for name in reversed(names)]
+        self.max_bytes = max_bytes
+
+    def __call__(self, data):
+        for layer in self.layers:
+            data = layer.decompress(data, self.max_bytes + 1)
+            if layer.unconsumed_tail or len(data) > self.max_bytes:
+                raise Overflow
+        return data
 
 
 def size_text(size):

@@ -28,22 +28,18 @@ site: a feed cannot send the watch to fetch addresses elsewhere.
 
 import datetime as dt
 import logging
-import os
 import re
-import secrets
-import socket
 import time
 import urllib.parse
 from dataclasses import dataclass, field
 
 import httpx
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from releases import versions
-from releases.importing import download, sync
-from releases.importing.download import DownloadError, text_of
+from releases.importing import download, lease, sync
+from releases.importing.download import ACCEPT_ENCODING, DownloadError, text_of
 from releases.importing.feed import (
     FeedError,
     read_feed,
@@ -227,14 +223,14 @@ def drafts(count):
 def watch(feed_url, policy):
     """One run of the watch over ``feed_url``: a Run saying what it did."""
     run = Run(feed_url)
-    holder = f"{socket.gethostname()} pid {os.getpid()} {secrets.token_hex(3)}"
-    feed = take_lease(feed_url, holder)
+    holder = lease.holder()
+    feed = lease.take(BlogFeed, holder, LEASE, url=feed_url)
     if feed is None:
-        run.busy = lease_description(feed_url)
+        run.busy = lease.description(BlogFeed, url=feed_url)
         return run
     try:
         with httpx.Client(
-            headers={"User-Agent": policy.user_agent},
+            headers={"User-Agent": policy.user_agent, "Accept-Encoding": ACCEPT_ENCODING},
             timeout=policy.timeout,
             follow_redirects=True,
             max_redirects=MAX_REDIRECTS,
@@ -316,7 +312,7 @@ def import_announced(client, feed, policy, run, holder):
             pending.append(announcement)
     run.left = max(0, len(pending) - policy.limit)
     for announcement in pending[: policy.limit]:
-        if not renew_lease(feed, holder):
+        if not lease.renew(feed, holder, LEASE):
             run.failures.append((announcement.version, "the run lost its lease and stopped"))
             return
         import_one(client, feed, policy, run, announcement)
@@ -386,41 +382,9 @@ def once_held(version):
     return Release.history.filter(version=version).exists()
 
 
-# --- the lease -----------------------------------------------------------------------------------
-
-
-def take_lease(feed_url, holder):
-    """The feed's row, leased to ``holder`` until ``LEASE`` from now; None if another run has it."""
-    BlogFeed.objects.get_or_create(url=feed_url)  # two runs making it at once: one does
-    now = timezone.now()
-    free = Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lte=now)
-    taken = BlogFeed.objects.filter(free, url=feed_url).update(
-        lease_holder=holder, lease_expires_at=now + LEASE
-    )
-    return BlogFeed.objects.get(url=feed_url) if taken else None
-
-
-def renew_lease(feed, holder):
-    """Hold the lease for another ``LEASE``; False if it lapsed and another run took it."""
-    expires = timezone.now() + LEASE
-    return bool(
-        BlogFeed.objects.filter(pk=feed.pk, lease_holder=holder).update(lease_expires_at=expires)
-    )
-
-
-def lease_description(feed_url):
-    feed = BlogFeed.objects.filter(url=feed_url).first()
-    if feed is None or not feed.lease_holder:
-        return "it has just finished"
-    until = timezone.localtime(feed.lease_expires_at).strftime("%Y-%m-%d %H:%M:%S %Z")
-    return f"{feed.lease_holder}, lease until {until}"
-
-
 def finish(feed, holder, run):
     """Record the run on the feed's row and let the lease go, if it still holds it."""
-    BlogFeed.objects.filter(pk=feed.pk, lease_holder=holder).update(
-        lease_holder="", lease_expires_at=None
-    )
+    lease.let_go(feed, holder)
     feed.checked_at, feed.is_failing = timezone.now(), run.failed
     feed.outcome = run.summary()[:500]
     feed.save(update_fields=["checked_at", "is_failing", "outcome", "read_at"])

@@ -24,6 +24,7 @@ from releases.managers.rows import (
     ReleaseRowQuerySet,
     ScheduleDateManager,
     SupportManager,
+    WheelManager,
 )
 from releases.managers.upgrades import (
     KIND_COUNTS,
@@ -50,6 +51,7 @@ __all__ = [
     "StageClaimManager",
     "ReleaseRowQuerySet",
     "SupportManager",
+    "WheelManager",
     "PatchReleaseManager",
     "CompanionManager",
     "ScheduleDateManager",

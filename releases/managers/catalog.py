@@ -179,6 +179,17 @@ class ReleaseQuerySet(CatalogQuerySet):
             )
         )
 
+    def with_wheels(self):
+        """Prefetch each release's public wheels, in order, as ``public_wheels`` (one query)."""
+        order = ["torch_version_key", "variant", "platform", "python_key"]
+        return self.prefetch_related(
+            Prefetch(
+                "wheels",
+                queryset=model("Wheel").objects.published().order_by(*order),
+                to_attr="public_wheels",
+            )
+        )
+
     def for_api(self):
         """Published releases, newest first, with their feature counts and status: one query."""
         return self.published().with_feature_count().with_status().newest_first()

@@ -33,3 +33,10 @@ class CompanionManager(models.Manager.from_queryset(ReleaseRowQuerySet)):
 class ScheduleDateManager(models.Manager.from_queryset(ReleaseRowQuerySet)):
     def get_by_natural_key(self, version, kind, number):
         return self.get(release__version=version, kind=kind, number=number)
+
+
+class WheelManager(models.Manager.from_queryset(ReleaseRowQuerySet)):
+    def get_by_natural_key(self, torch_version, variant, platform, python):
+        return self.get(
+            torch_version=torch_version, variant=variant, platform=platform, python=python
+        )

@@ -31,7 +31,10 @@ from releases.models.catalog import (
     Track,
 )
 from releases.models.compat import (
+    DEFAULT_VARIANT,
+    PLATFORM_PARTS,
     Companion,
+    Evidence,
     Library,
     PatchRelease,
     ScheduleDate,
@@ -39,6 +42,7 @@ from releases.models.compat import (
     Support,
     SupportKind,
     SupportLevel,
+    Wheel,
 )
 from releases.models.features import (
     Feature,
@@ -59,6 +63,8 @@ from releases.models.upgrades import (
 from releases.models.watching import (
     BlogAnnouncement,
     BlogFeed,
+    IndexPage,
+    IndexSync,
 )
 
 __all__ = [
@@ -101,4 +107,10 @@ __all__ = [
     "PublicLogHead",
     "BlogFeed",
     "BlogAnnouncement",
+    "Wheel",
+    "Evidence",
+    "DEFAULT_VARIANT",
+    "PLATFORM_PARTS",
+    "IndexPage",
+    "IndexSync",
 ]

@@ -8,6 +8,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Lower
 from django.urls import reverse
+from django.utils.timezone import localdate as today
 
 from releases import text, versions
 from releases.declarations import Public, Reaches
@@ -44,7 +45,10 @@ class Release(Timestamped):
     )
     title = models.CharField(max_length=200, help_text="The announcement's headline.")
     release_date = models.DateField(
-        null=True, blank=True, help_text="The day the release shipped. Required to publish."
+        null=True,
+        blank=True,
+        help_text="The day the release shipped (its first upload to the package index). "
+        "Required to publish, but for a release out with no announcement yet.",
     )
     announcement_url = models.URLField(
         max_length=500, blank=True, help_text="The blog post that announced the release."
@@ -120,8 +124,12 @@ class Release(Timestamped):
             # One version, one release ("1.9" and "1.9.0" alike, as the key derives from the
             # parts); also the index that version ordering and version ranges use.
             models.UniqueConstraint(fields=["version_key"], name="release_unique_version_key"),
+            # One that is out with no announcement yet (known from the package index, which
+            # may give no day) may be public without a date: it says so.
             models.CheckConstraint(
-                condition=Q(is_published=False) | Q(release_date__isnull=False),
+                condition=Q(is_published=False)
+                | Q(release_date__isnull=False)
+                | Q(planned=False, announced=False),
                 name="release_published_has_date",
                 violation_error_message="A published release needs a release date.",
             ),
@@ -133,6 +141,11 @@ class Release(Timestamped):
 
     def __str__(self):
         return f"PyTorch {self.version}"
+
+    @property
+    def is_overdue(self):
+        """Planned for a day that has passed, and still not seen on the package index."""
+        return self.planned and self.release_date is not None and self.release_date < today()
 
     def get_absolute_url(self):
         """The release's public page (the admin's "View on site")."""

@@ -19,6 +19,7 @@ from releases.managers import (
     PatchReleaseManager,
     ScheduleDateManager,
     SupportManager,
+    WheelManager,
 )
 from releases.models.base import Timestamped, history, validate_version
 from releases.models.catalog import Release
@@ -87,6 +88,11 @@ class Sourced(Timestamped):
         default=False,
         help_text="Read where the catalog already said otherwise: not public until an editor "
         "keeps it (clear this) or deletes it.",
+    )
+    read_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the source was read, for a source that changes (a package index).",
     )
 
     # Curated after its release: load_catalog adds the rows a held release never had.
@@ -169,7 +175,16 @@ class PatchRelease(Sourced):
     release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="patches")
     version = models.CharField(max_length=20, unique=True, validators=[validate_version])
     version_key = models.BigIntegerField(editable=False, default=0)
-    release_date = models.DateField(null=True, blank=True)
+    release_date = models.DateField(
+        null=True, blank=True, help_text="The day it shipped: its first upload to the index."
+    )
+    yanked = models.BooleanField(
+        default=False,
+        help_text="Withdrawn on the package index (PEP 592): installers skip it unless pinned.",
+    )
+    yanked_reason = models.CharField(
+        max_length=300, blank=True, help_text="The reason the index gives for the yank."
+    )
 
     public = release_rows("patch", 8)
     objects = PatchReleaseManager()
@@ -213,6 +228,12 @@ class Companion(Sourced):
     torch_version_key = models.BigIntegerField(editable=False, default=0)
     library = models.CharField(max_length=20, choices=Library.choices)
     version = models.CharField(max_length=20)
+    requires_python = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="The Pythons the companion's own files declare (Requires-Python), as the "
+        "package index states it.",
+    )
 
     public = release_rows("companion", 9)
     objects = CompanionManager()
@@ -241,6 +262,108 @@ class Companion(Sourced):
 
     def natural_key(self):
         return (self.torch_version, self.library)
+
+
+class Platform(models.TextChoices):
+    """Where a wheel runs, as people name it (from its platform tag)."""
+
+    LINUX_X86_64 = "linux-x86_64", "Linux x86-64"
+    LINUX_AARCH64 = "linux-aarch64", "Linux ARM64"
+    MACOS_ARM64 = "macos-arm64", "macOS Apple silicon"
+    MACOS_X86_64 = "macos-x86_64", "macOS Intel"
+    WINDOWS_AMD64 = "windows-amd64", "Windows x86-64"
+    WINDOWS_ARM64 = "windows-arm64", "Windows ARM64"
+    WINDOWS_X86 = "windows-x86", "Windows 32-bit"
+    LINUX_S390X = "linux-s390x", "Linux s390x"
+    LINUX_PPC64LE = "linux-ppc64le", "Linux ppc64le"
+
+
+# The platform each (os, arch) of /api/check/ and /api/install/ names.
+PLATFORM_PARTS = {value: tuple(value.split("-", 1)) for value in Platform.values}
+
+
+class Evidence(models.TextChoices):
+    """How the catalog knows a wheel exists."""
+
+    INDEX = "index", "Read from the package index's files"
+    INSTALL_PAGE = "install_page", "An install command PyTorch published"
+
+
+# The variant of the wheels the main index (PyPI) serves, which name none of their own.
+DEFAULT_VARIANT = "default"
+# A variant's name: cpu, cu124, rocm6.2, xpu, default.
+VARIANT_PATTERN = r"[a-z][a-z0-9.]{0,19}"
+
+
+class Wheel(Sourced):
+    """
+    A wheel of torch that was published: for one torch version, one accelerator variant (as
+    its index names it: cpu, cu124, rocm6.2, xpu; ``default`` on the main index), one
+    platform and one Python (3.13t: free-threaded). A measured fact, kept apart from the
+    support the compatibility tables document (``Support``).
+    """
+
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="wheels")
+    torch_version = models.CharField(
+        max_length=20, validators=[validate_version], help_text="The torch version: 2.5.1."
+    )
+    torch_version_key = models.BigIntegerField(editable=False, default=0)
+    variant = models.CharField(
+        max_length=20,
+        help_text="The accelerator build, as its index names it (cpu, cu124, rocm6.2, xpu); "
+        f"{DEFAULT_VARIANT}: the main index's own.",
+    )
+    platform = models.CharField(max_length=30, choices=Platform.choices)
+    python = models.CharField(
+        max_length=10,
+        blank=True,
+        help_text="3.13, or 3.13t for a free-threaded build; empty where the source names none "
+        "(an install command).",
+    )
+    python_key = models.BigIntegerField(editable=False, default=0)
+    evidence = models.CharField(max_length=20, choices=Evidence.choices, default=Evidence.INDEX)
+
+    public = release_rows("wheel", 13)
+    objects = WheelManager()
+    derived_fields = ("torch_version_key", "python_key")
+    history = history(*derived_fields)
+
+    class Meta:
+        ordering = ["release", "torch_version_key", "variant", "platform", "python_key"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["torch_version", "variant", "platform", "python"],
+                name="wheel_one_per_build",
+            ),
+            models.CheckConstraint(
+                condition=Q(platform__in=Platform.values), name="wheel_platform_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(evidence__in=Evidence.values), name="wheel_evidence_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(python="") | Q(python__regex=r"^3\.[0-9]{1,2}t?$"),
+                name="wheel_python_valid",
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["release", "torch_version_key", "variant", "platform", "python_key"],
+                name="wheel_order_idx",
+            ),
+            models.Index(fields=["variant", "platform", "python"], name="wheel_build_idx"),
+        ]
+
+    def __str__(self):
+        python = f", Python {self.python}" if self.python else ""
+        return f"torch {self.torch_version} {self.variant} {self.platform}{python}"
+
+    def prepare_save(self):
+        self.torch_version_key = versions.Version.parse(self.torch_version).key
+        self.python_key = number_key(self.python) * 2 + self.python.endswith("t")
+
+    def natural_key(self):
+        return (self.torch_version, self.variant, self.platform, self.python)
 
 
 class ScheduleDate(Sourced):

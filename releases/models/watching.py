@@ -123,3 +123,66 @@ class BlogAnnouncement(models.Model):
     @property
     def is_imported(self):
         return self.release_id is not None
+
+
+class IndexSync(models.Model):
+    """
+    ``sync_index`` as it last ran (releases/importing/indexes.py): when it last ended and what
+    it said, what it changed, whether it failed, and the lease that keeps two runs from
+    overlapping on every host that shares the database. One row, named ``index``.
+    """
+
+    name = models.CharField(max_length=50, help_text="Which sync: index.")
+    checked_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a run last ended, whatever it found."
+    )
+    read_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the indexes last answered, every page of them."
+    )
+    is_failing = models.BooleanField(
+        default=False, help_text="The last run failed: an index was out of reach or garbled."
+    )
+    outcome = models.CharField(max_length=500, blank=True, help_text="The last run's summary.")
+    changes = models.TextField(
+        blank=True, help_text="What the last run that changed anything changed, a line each."
+    )
+    changed_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a run last changed the catalog."
+    )
+    lease_holder = models.CharField(
+        max_length=200, blank=True, help_text="The run under way: its host and process."
+    )
+    lease_expires_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the run under way loses the lease, if it stalls."
+    )
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = "package index sync"
+        constraints = [models.UniqueConstraint(fields=["name"], name="indexsync_unique_name")]
+
+    def __str__(self):
+        return f"sync_index ({self.name})"
+
+
+class IndexPage(models.Model):
+    """
+    A project page of a package index as ``sync_index`` last read it: the validators of its
+    last full answer, sent back so that an unchanged page costs a 304.
+    """
+
+    url = models.URLField(max_length=500, help_text="The page's address.")
+    etag = models.CharField(max_length=500, blank=True, help_text="Its last answer's ETag.")
+    last_modified = models.CharField(
+        max_length=100, blank=True, help_text="Its last answer's Last-Modified, as sent."
+    )
+    read_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the page last answered (200 or 304)."
+    )
+
+    class Meta:
+        ordering = ["url"]
+        constraints = [models.UniqueConstraint(fields=["url"], name="indexpage_unique_url")]
+
+    def __str__(self):
+        return self.url

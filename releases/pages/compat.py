@@ -4,7 +4,7 @@ ROCm, the companion libraries beside each, and a form that runs /api/check/), an
 release calendar (/calendar.ics): branch cuts, releases and patches, past and planned.
 """
 
-from django.http import HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
 from icalendar import Calendar, Event
@@ -14,6 +14,7 @@ from releases.models import Library, PatchRelease, Release, ScheduleDate
 from releases.pages import badges
 from releases.pages.common import api_url, checks_query, takes_no_query
 from releases.pages.tracks import BADGE_TYPES
+from releases.queries import install, wheels
 from releases.queries.check import CheckForm, check
 from releases.queries.params import reject_bad_query
 from releases.versions import InvalidVersion, Version
@@ -63,11 +64,12 @@ def compatibility(request):
     """Releases by what they run on and pair with, and the check form's verdicts."""
     releases = list(Release.objects.released().with_compatibility().newest_first())
     releases = [release for release in releases if release.public_supports]
-    result = None
+    result = command = None
     if request.GET:
         form = CheckForm(request.GET)
         reject_bad_query(request.GET, set(form.fields), None if form.is_valid() else form.errors)
         result = check(form.cleaned_data)
+        command = install_answer(form.cleaned_data)
     python_columns, python_rows = grid(releases, ["python"])
     # Newest first: the releases at the top use the versions on the left.
     gpu_columns, gpu_rows = grid(releases, ["cuda", "rocm"], newest_first=True)
@@ -82,10 +84,49 @@ def compatibility(request):
             "companions": [(release, companions(release)) for release in releases],
             "libraries": Library.values,
             "result": result,
+            "install": command,
+            "oses": wheels.OSES,
+            "arches": wheels.ARCHES,
             "query": request.GET,
             "api_url": api_url("check", request.GET) if result else api_url("release-list"),
         },
     )
+
+
+def install_answer(query):
+    """The install command for the torch and build checked, or why there is none."""
+    if not query.get("torch"):
+        return None
+    try:
+        return install.install(query)
+    except install.NoWheel as missing:
+        return {
+            "missing": [m for ms in missing.errors.values() for m in ms],
+            "nearest": missing.nearest,
+        }
+
+
+@checks_query
+def constraints(request, version):
+    """
+    A pip constraints file pinning torch ``version`` (a minor: its newest version recorded)
+    and the companions paired with it: ``pip install -c URL torch torchvision``.
+    """
+    takes_no_query(request)
+    try:
+        Version.parse(version)
+    except InvalidVersion:
+        raise Http404(f"No release {version}.") from None
+    found = install.constraints(version)
+    if found is None:
+        raise Http404(f"No release {version}.")
+    release, torch, pins = found
+    lines = [
+        f"# torch {torch} and the companion libraries paired with it, from the PyTorch",
+        f"# Release Catalog: {page_url(request, release)}",
+        *pins,
+    ]
+    return HttpResponse("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")
 
 
 def calendar(request):
@@ -103,7 +144,7 @@ def calendar(request):
         summary = f"PyTorch {date.release.version}: {date.label()} as planned{tentative}{month}"
         feed.add_component(event(request, uid, summary, date, date.date, date.disputed))
     released = Release.objects.released().order_by("version_key")
-    for release in released:
+    for release in released.filter(release_date__isnull=False):
         summary = f"PyTorch {release.version} released"
         feed.add_component(event(request, f"release-{release.version}", summary, release))
     for patch in released_patches(released):
@@ -196,6 +237,14 @@ def runs_on(release):
 def schedule_news():
     """The next planned release (with its schedule), for the home page, or None."""
     return Release.objects.published().filter(planned=True).order_by("version_key").first()
+
+
+def newest_out(latest):
+    """The newest release out, where it is newer than ``latest`` (announced): else None."""
+    newest = Release.objects.released().newest_first().first()
+    if latest is None or newest is None or newest.version_key <= latest.version_key:
+        return None
+    return newest
 
 
 def latest_patch(version):

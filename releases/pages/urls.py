@@ -22,6 +22,7 @@ urlpatterns = [
     path("upgrade/", upgrades.upgrade, name="page-upgrade"),
     path("deprecations/", upgrades.deprecations, name="page-deprecations"),
     path("calendar.ics", compat.calendar, name="calendar"),
+    path("constraints/<str:version>.txt", compat.constraints, name="page-constraints"),
     path(
         "badges/releases/<str:version>/python.svg",
         compat.python_badge,

@@ -44,7 +44,7 @@ from releases.pages.common import (
     other_pages,
     takes_no_query,
 )
-from releases.queries import reading
+from releases.queries import install, reading, wheels
 from releases.queries.facets import feature_facets
 from releases.queries.fields import values_of
 from releases.queries.filtersets import FACET_FIELDS
@@ -97,6 +97,7 @@ def home(request):
             "stage_columns": STAGE_COLUMNS,
             "promoted": promoted,
             "latest_patch": compat.latest_patch(latest.version) if latest else None,
+            "newest_out": compat.newest_out(latest),
             "next_planned": compat.schedule_news(),
             "today": timezone.localdate(),
             "api_url": api_url("release-list"),
@@ -130,6 +131,7 @@ def release_detail(request, version):
     release = (
         Release.objects.for_api()
         .with_compatibility()
+        .with_wheels()
         .annotate(**upgrading_annotations())
         .prefetch_related(Prefetch("features", queryset=features))
         .filter(version_key=key)
@@ -154,6 +156,8 @@ def release_detail(request, version):
             "groups": sorted(groups.items(), key=lambda item: item[0].name.lower()),
             "news": whats_new(release.features.all()),
             "runs_on": compat.runs_on(release),
+            "wheels": wheels.summary(release.public_wheels),
+            "install": install.release_commands(release),
             "upgrading": upgrades.upgrading_to(release),
             "api_url": api_url("release-detail", version=release.version),
             "claim": StageSource.CLAIM,

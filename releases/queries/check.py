@@ -4,10 +4,9 @@ torch with Python, CUDA, ROCm and companion libraries, one verdict per pair, eac
 reason and source, and the nearest supported alternatives. Read from what the public sees.
 """
 
-from django import forms
-
 from releases import versions
 from releases.models import Companion, Library, PatchRelease, Release, Support
+from releases.queries import wheels
 from releases.queries.fields import PatternField, PlatformVersionField, VersionField
 
 SUPPORTED, UNSUPPORTED, EXPERIMENTAL, UNKNOWN = (
@@ -27,11 +26,12 @@ class CompanionVersionField(PatternField):
     MESSAGE = "Not a version such as 0.20.1"
 
 
-class CheckForm(forms.Form):
+class CheckForm(wheels.BuildForm):
     torch = VersionField(required=False, help_text="A torch version: 2.5 or 2.5.1.")
-    python = PlatformVersionField(required=False, help_text="A Python version: 3.13.")
     cuda = PlatformVersionField(required=False, help_text="A CUDA version: 12.4.")
     rocm = PlatformVersionField(required=False, help_text="A ROCm version: 6.2.")
+
+    field_order = ["torch", "python", "cuda", "rocm"]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -88,6 +88,10 @@ def check(query):
                     f"The catalog knows no patch release {torch} of {release.version}.",
                 ),
             )
+    build = wheels.Build.of(query)
+    answer["published"] = (
+        wheels.published(release, torch, build) if release is not None and build.given else None
+    )
     answer["alternatives"] = alternatives(given)
     answer["runs_on"] = runs_on(release) if release is not None else None
     verdicts = {item["verdict"] for item in answer["checks"]}

@@ -261,6 +261,26 @@ class ChoiceListField(StrictField):
         return chosen
 
 
+class OneOfField(StrictField):
+    """One value from a fixed list."""
+
+    def __init__(self, *, allowed, **kwargs):
+        self.allowed = list(allowed)
+        super().__init__(**kwargs)
+
+    def openapi(self):
+        return {"schema": {"type": "string", "enum": self.allowed}}
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        if value and value not in self.allowed:
+            raise forms.ValidationError(
+                f"Unknown value '{value[:40]}'. Allowed: {', '.join(self.allowed)}.",
+                code="invalid_choice",
+            )
+        return value or None
+
+
 class StrictBooleanField(StrictField):
     """true or false, as JSON spells them (and the schema says)."""
 

@@ -18,6 +18,8 @@ API_URLS = [("releases:api-root", {}), ("feed-releases", {}), ("badge-track-svg"
 HOME_URL = "page-home"
 PAGE_URLS = ["page-releases", "page-tracks", "page-matrix", "page-compare", "page-features",
              "page-graduation", "page-stages", "sitemap"]  # fmt: skip
+# The pages whose URL takes an argument: (name, an argument to reverse it with).
+PAGE_URLS_WITH_ARGUMENTS = [("page-constraints", {"version": "2.5"})]
 
 
 def first_segment(path):
@@ -31,6 +33,10 @@ def surfaces(urlconf):
     """(the API's path prefixes, the pages', the home page's path) in the URLconf ``urlconf``."""
     api = tuple(first_segment(reverse(name, urlconf, kwargs=kwargs)) for name, kwargs in API_URLS)
     pages = tuple(first_segment(reverse(name, urlconf)) for name in PAGE_URLS)
+    pages += tuple(
+        first_segment(reverse(name, urlconf, kwargs=kwargs))
+        for name, kwargs in PAGE_URLS_WITH_ARGUMENTS
+    )
     return api, pages, reverse(HOME_URL, urlconf)
 
 
