@@ -389,3 +389,44 @@ def test_a_page_with_a_byte_order_mark_reads():
     page = "\ufeff" + json.dumps(torch_page())
     project = simple_index.parse_project(page.encode(), JSON, "http://127.0.0.1/simple/torch/")
     assert len(project.files) == 8
+
+
+def test_what_a_run_records_shows_on_the_pages_the_api_and_the_desk(
+    index, catalog, client, admin_client
+):
+    sync_index(index)
+
+    item = client.get("/api/releases/7.1/").json()
+    assert {"version": "7.1.1", "release_date": "2031-04-09", "yanked": True} == {
+        key: item["patches"][0][key] for key in ("version", "release_date", "yanked")
+    }
+    versions = {entry["version"]: entry for entry in item["wheels"]}
+    assert versions["7.1.0"]["variants"] == ["default", "cpu"]
+    assert versions["7.1.0"]["python"] == ["3.12", "3.13t"]
+    page = client.get("/releases/7.1/").content.decode()
+    assert "7.1.1, 9 April 2031" in page and "yanked: It breaks loading of saved models" in page
+    shipped = client.get("/api/releases/7.2/").json()
+    assert shipped["status"] != "planned" and shipped["overdue"] is False
+    assert "Released 1 June 2031" in client.get("/releases/7.2/").content.decode()
+    desk = admin_client.get("/admin/").content.decode()
+    assert "Out, with no announcement imported yet" in desk and "PyTorch 8.0" in desk
+    assert "Package index last read" in desk and "7.2 released on 2031-06-01" in desk
+
+
+def test_a_planned_release_the_index_does_not_list_is_overdue_on_the_desk(
+    index, catalog, admin_client
+):
+    broken(
+        index,
+        "/simple/torch/",
+        200,
+        {"Content-Type": JSON},
+        json.dumps({"meta": {"api-version": "1.0"}, "name": "torch", "files": []}).encode(),
+    )
+    index.routes["/whl/cpu/torch/"] = (200, {"Content-Type": "text/html"}, b"<html></html>")
+    Release.objects.filter(version="7.2").update(release_date=dt.date(2026, 1, 5))
+
+    assert sync_index(index).endswith("; Requires-Python of 1 companion version.\n")
+
+    assert Release.objects.get(version="7.2").planned
+    assert "overdue" in admin_client.get("/admin/").content.decode()

@@ -437,7 +437,7 @@ MOST_QUERIES = {
     "/upgrade/?from=2.5&to=2.14": 7,  # and the releases in the range without notes
     "/upgrade/?api=torch.onnx&kind=deprecation,removal&area=onnx": 6,
     "/deprecations/?present_in=2.12&area=onnx": 8,
-    "/releases/2.10/": 8,
+    "/releases/2.10/": 9,  # with its wheels (issue 40)
     "/tracks/torchscript/": 5,
     "/feeds/releases/2.10/upgrade/": 4,
 }

@@ -5,7 +5,7 @@ them). Thin: the answers come from the query layer (releases.queries.check) and 
 QuerySets.
 """
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
@@ -127,6 +127,30 @@ INSTALL_RESPONSE = inline_serializer(
 )
 
 
+# A 400 of /api/install/: each bad parameter with what is wrong, as every 400 names them, and
+# where no wheel matches, the nearest combinations that have one.
+INSTALL_ERRORS = OpenApiResponse(
+    description="A parameter is unknown or malformed, or no wheel matches: each named, with "
+    "the nearest combinations that have a wheel.",
+    response={
+        "type": "object",
+        "properties": {
+            "nearest": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        name: {"type": "string", "nullable": name == "python"}
+                        for name in ("torch", "variant", "platform", "python")
+                    },
+                },
+            }
+        },
+        "additionalProperties": {"type": "array", "items": {"type": "string"}},
+    },
+)
+
+
 class InstallView(APIView):
     """
     The exact command that installs a torch version (a minor: its newest) with its paired
@@ -137,7 +161,7 @@ class InstallView(APIView):
     @extend_schema(
         operation_id="install",
         parameters=form_parameters(InstallForm),
-        responses={200: INSTALL_RESPONSE},
+        responses={200: INSTALL_RESPONSE, 400: INSTALL_ERRORS},
     )
     def get(self, request):
         form = InstallForm(request.query_params)

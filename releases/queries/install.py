@@ -80,7 +80,7 @@ def install(data):
                         f"No wheel of torch {torch} was published for {asked}."
                     ]
                 },
-                nearest(of_version or rows, build),
+                nearest(of_version or rows, build, release),
             )
         exact, evidence, sources = documented
     return {
@@ -97,10 +97,14 @@ def install(data):
 
 
 def wanting(wheels, build):
-    """The parameter no wheel of ``wheels`` has: the variant, Python, OS or architecture."""
+    """
+    The parameter that leaves no wheel of ``wheels``: adding the variant, the Python, the OS
+    and the architecture asked for one at a time, the first after which none matches.
+    """
+    so_far = Build()
     for name in ("variant", "python", "os", "arch"):
-        alone = Build(**{name: getattr(build, name)})
-        if getattr(build, name) and not any(alone.matches(w) for w in wheels):
+        setattr(so_far, name, getattr(build, name))
+        if getattr(build, name) and not any(so_far.matches(w) for w in wheels):
             return name
     return "torch"
 

@@ -164,7 +164,7 @@ def published(release, torch, build):
         "verdict": "not_published",
         "reason": f"No wheel of {what} was published for {build.describe()}.",
         "wheels": [],
-        "nearest": nearest(of_version, build),
+        "nearest": nearest(of_version, build, release),
     }
 
 
@@ -183,10 +183,33 @@ def combinations(wheels):
     ]
 
 
-def nearest(wheels, build):
+def elsewhere(build, release, most=3):
     """
-    The combinations that have a wheel, closest first: those differing from ``build`` in the
-    fewest parts, then the Python nearest the one asked for, then the newest torch.
+    The wheels of other releases built for exactly ``build``, the releases nearest
+    ``release`` first (one query): where a Python, a platform or a variant ended or began.
+    """
+    rows = Wheel.objects.published().exclude(release=release)
+    if build.variant:
+        rows = rows.filter(variant=build.variant)
+    platforms = [
+        name
+        for name, (os, arch) in PLATFORM_PARTS.items()
+        if build.os in (None, os) and build.arch in (None, arch)
+    ]
+    if build.python:
+        rows = rows.filter(python__in=[build.python, ""])
+    found = {}
+    for wheel in rows.filter(platform__in=platforms).order_by("-torch_version_key"):
+        found.setdefault(wheel.torch_version, wheel)
+    near = sorted(found.values(), key=lambda w: abs(w.torch_version_key - release.version_key))
+    return near[:most]
+
+
+def nearest(wheels, build, release=None):
+    """
+    The combinations that have a wheel, closest first: the same build in the releases nearest
+    ``release``, then those of ``wheels`` (the release's own) differing from ``build`` in the
+    fewest parts, the Python nearest the one asked for, the newest torch.
     """
     parts = ("python", "os", "arch", "variant")
     given = [name for name in parts if getattr(build, name) is not None]
@@ -199,7 +222,8 @@ def nearest(wheels, build):
         python = abs(wheel.python_key // 2 - asked) if asked and wheel.python else 0
         return (misses, python, wheel.python.endswith("t"), -wheel.torch_version_key)
 
-    ranked = sorted(wheels, key=distance)
+    other = elsewhere(build, release) if release is not None and given else []
+    ranked = other + sorted(wheels, key=distance)
     seen, found = set(), []
     for wheel in ranked:
         key = (wheel.variant, wheel.platform, wheel.python)
