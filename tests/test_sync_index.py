@@ -80,19 +80,33 @@ CPU_PAGE = """<!DOCTYPE html>
 
 
 def torchvision_page():
-    return {
-        "meta": {"api-version": "1.0"},
-        "name": "torchvision",
-        "files": [
-            wheel(
-                "torchvision",
-                "9.1.0",
-                "cp312-cp312-manylinux_2_28_x86_64",
-                "2031-03-04T19:00:00Z",
-                requires_python=">=3.10",
-            ),
-        ],
-    }
+    """9.1.0 (paired with 7.1 in the catalog) and 9.2.0 (paired with nothing yet)."""
+    files = [
+        wheel(
+            "torchvision",
+            version,
+            "cp312-cp312-manylinux_2_28_x86_64",
+            uploaded,
+            requires_python=">=3.10",
+            **{"core-metadata": {"sha256": "00"}},
+        )
+        for version, uploaded in (
+            ("9.1.0", "2031-03-04T19:00:00Z"),
+            ("9.2.0", "2031-06-01T10:00:00Z"),
+        )
+    ]
+    for file in files:  # on the stand-in itself, relative to the page
+        file["url"] = "../../files/" + file["filename"] + "#sha256=00"
+    return {"meta": {"api-version": "1.1"}, "name": "torchvision", "files": files}
+
+
+def metadata(version, torch):
+    """A wheel's core metadata (PEP 658), as a companion's states its torch."""
+    return (
+        f"Metadata-Version: 2.1\nName: torchvision\nVersion: {version}\n"
+        f"Requires-Python: >=3.10\nRequires-Dist: numpy\nRequires-Dist: torch=={torch}\n"
+        "Requires-Dist: scipy; extra == 'scipy'\n\nA stand-in description.\n"
+    ).encode()
 
 
 class IndexHandler(BaseHTTPRequestHandler):
@@ -139,6 +153,16 @@ def index():
             200,
             {"Content-Type": JSON, "ETag": '"v1"'},
             json.dumps(torchvision_page()).encode(),
+        ),
+        "/files/torchvision-9.1.0-cp312-cp312-manylinux_2_28_x86_64.whl.metadata": (
+            200,
+            {"Content-Type": "application/octet-stream"},
+            metadata("9.1.0", "7.1.0"),
+        ),
+        "/files/torchvision-9.2.0-cp312-cp312-manylinux_2_28_x86_64.whl.metadata": (
+            200,
+            {"Content-Type": "application/octet-stream"},
+            metadata("9.2.0", "7.2.0"),
         ),
         "/whl/cpu/torch/": (
             200,
@@ -227,7 +251,12 @@ def test_a_run_records_patches_releases_yanks_wheels_and_new_minors(index, catal
         ("7.2.0", "cpu", "windows-amd64", "3.13"),
         ("8.0.0", "default", "linux-x86_64", "3.14"),
     }
-    assert Companion.objects.get(version="9.1.0").requires_python == ">=3.10"
+    paired = Companion.objects.get(version="9.1.0")
+    assert (paired.requires_python, paired.torch_requirement) == (">=3.10", "==7.1.0")
+    new = Companion.objects.get(version="9.2.0")  # its metadata pins torch 7.2.0
+    assert (new.torch_version, new.release.version, new.library) == ("7.2.0", "7.2", "torchvision")
+    assert new.source_url == index.url("/simple/torchvision/")
+    assert "paired torchvision 9.2.0 with torch 7.2.0" in output
     assert "7.2 released on 2031-06-01" in output
     assert "8.0 found on the index, released on 2032-01-15" in output
     assert "1 file name not understood, left out" in output
@@ -426,7 +455,26 @@ def test_a_planned_release_the_index_does_not_list_is_overdue_on_the_desk(
     index.routes["/whl/cpu/torch/"] = (200, {"Content-Type": "text/html"}, b"<html></html>")
     Release.objects.filter(version="7.2").update(release_date=dt.date(2026, 1, 5))
 
-    assert sync_index(index).endswith("; Requires-Python of 1 companion version.\n")
+    assert sync_index(index).endswith("; paired torchvision 9.2.0 with torch 7.2.0.\n")
 
     assert Release.objects.get(version="7.2").planned
     assert "overdue" in admin_client.get("/admin/").content.decode()
+
+
+def test_a_pairing_is_checked_against_what_the_companion_requires(index, catalog, client):
+    sync_index(index)
+
+    fits = client.get("/api/check/", {"torch": "7.1.0", "torchvision": "9.1.0"}).json()
+    assert fits["checks"][0]["verdict"] == "supported"
+    assert "torchvision 9.1.0 itself requires torch ==7.1.0" in fits["checks"][0]["reason"]
+    # An editor pairs 9.1.0 with 7.1.1 too: the companion's own pin says otherwise.
+    Companion.objects.create(
+        release=Release.objects.get(version="7.1"),
+        torch_version="7.1.1",
+        library="torchvision",
+        version="9.1.0",
+        torch_requirement="==7.1.0",
+    )
+    refused = client.get("/api/check/", {"torch": "7.1.1", "torchvision": "9.1.0"}).json()
+    assert refused["checks"][-1]["verdict"] == "unsupported"
+    assert "itself requires torch ==7.1.0, not 7.1.1" in refused["checks"][-1]["reason"]

@@ -73,9 +73,24 @@ class PythonRangeSerializer(serializers.Serializer):
 
 
 class CompanionSerializer(Sourced):
+    requires_python = BlankAsNullCharField(
+        allow_null=True, help_text="The Pythons its own files declare, as the index states."
+    )
+    torch_requirement = BlankAsNullCharField(
+        allow_null=True, help_text="The torch its own metadata requires (==2.5.1); else null."
+    )
+
     class Meta:
         model = Companion
-        fields = ["torch_version", "library", "version", "disputed", "source"]
+        fields = [
+            "torch_version",
+            "library",
+            "version",
+            "requires_python",
+            "torch_requirement",
+            "disputed",
+            "source",
+        ]
 
 
 class PatchSerializer(Sourced):

@@ -23,6 +23,8 @@ second run over the same pages changes nothing.
 """
 
 import datetime as dt
+import re
+import urllib.parse
 from dataclasses import dataclass, field
 
 import httpx
@@ -52,6 +54,10 @@ SYNC_NAME = "index"
 TORCH = "torch"
 # Rows written a transaction at a time are few; created rows go in batches of this many.
 BATCH = 500
+# Companion versions whose metadata a run reads, a package each; a core metadata file's limit.
+PINS_PER_RUN = 20
+EXACT_PIN = re.compile(r"==(?P<version>[0-9]+\.[0-9]+\.[0-9]+)")
+MAX_METADATA_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -135,8 +141,8 @@ def sync(index_url, variant_indexes, packages, policy):
             with transaction.atomic(), writes.acting_as("sync_index"):
                 now = timezone.now()
                 apply(read, now, run)
-                for page, answer, _project in read:
-                    remember(page, answer, now)
+                for done in read:
+                    remember(done, now)
                 if run.changes or run.wheels:
                     state.changes, state.changed_at = "\n".join(run.changed()), now
                 state.read_at = now
@@ -157,9 +163,26 @@ def sync(index_url, variant_indexes, packages, policy):
     return run
 
 
+@dataclass
+class Read:
+    """A page as read: its answer, its project (None for a 304), its companions' torch pins."""
+
+    page: Page
+    answer: object
+    project: simple_index.Project | None
+    pins: dict = field(default_factory=dict)  # version -> the specifier it requires of torch
+    complete: bool = True  # every pin wanted was read: the page's validators may be kept
+
+
 def read_pages(wanted, policy, run):
-    """[(page, answer, project or None for a 304)] of every page; run.failure at the first fault."""
+    """Every page (a Read each), with its companions' pins; run.failure at the first fault."""
     known = {page.url: page for page in IndexPage.objects.filter(url__in=[p.url for p in wanted])}
+    pinned = dict(
+        ((library, version), bool(requirement))
+        for library, version, requirement in Companion.objects.values_list(
+            "library", "version", "torch_requirement"
+        )
+    )
     read = []
     with httpx.Client(
         headers={
@@ -194,16 +217,48 @@ def read_pages(wanted, policy, run):
                 return []
             run.pages += 1
             run.unchanged += project is None
-            read.append((page, answer, project))
+            done = Read(page, answer, project)
+            if project is not None and page.package != TORCH:
+                read_pins(client, policy, done, pinned, run)
+            read.append(done)
     return read
 
 
-def remember(page, answer, now):
+def read_pins(client, policy, done, pinned, run):
+    """
+    The torch each companion version requires, from its core metadata (PEP 658), for the
+    newest ``PINS_PER_RUN`` versions not pinned yet; the rest wait for the next run (the
+    page's validators are not kept, so that it is read again).
+    """
+    finals, _garbled = simple_index.final_versions(done.project)
+    wanting = [
+        (version, facts)
+        for version, facts in sorted(finals.items(), reverse=True)
+        if not pinned.get((done.page.package, str(version)))
+        and any(f.has_metadata for f in facts.files)
+    ]
+    done.complete = len(wanting) <= PINS_PER_RUN
+    for version, facts in wanting[:PINS_PER_RUN]:
+        file = next(f for f in facts.files if f.has_metadata)
+        url = urllib.parse.urljoin(done.answer.url, file.url).split("#")[0] + ".metadata"
+        if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
+            continue
+        try:
+            answer = fetch(client, url, policy, max_bytes=MAX_METADATA_BYTES)
+        except FetchError as error:
+            run.notes.append(f"{done.page.package} {version}'s metadata: {error}")
+            done.complete = False
+            continue
+        done.pins[str(version)] = simple_index.requirement_on(answer.body, TORCH)[:100]
+
+
+def remember(done, now):
     """Keep a page's validators for the next run's conditional request."""
-    row, _ = IndexPage.objects.get_or_create(url=page.url)
-    if answer.status != 304:
-        row.etag = answer.headers.get("etag", "")[:500]
-        row.last_modified = answer.headers.get("last-modified", "")[:100]
+    row, _ = IndexPage.objects.get_or_create(url=done.page.url)
+    if done.answer.status != 304:
+        validators = done.answer.headers if done.complete else {}
+        row.etag = validators.get("etag", "")[:500]
+        row.last_modified = validators.get("last-modified", "")[:100]
     row.read_at = now
     row.save()
 
@@ -225,7 +280,8 @@ class TorchVersion:
 def torch_versions(read, run):
     """{Version: TorchVersion} of the torch pages read (pages that answered 304 aside)."""
     found, garbled, foreign = {}, set(), set()
-    for page, _answer, project in read:
+    for done in read:
+        page, project = done.page, done.project
         if page.package != TORCH or project is None:
             continue
         finals, bad = simple_index.final_versions(project)
@@ -285,17 +341,13 @@ def apply(read, now, run):
         if version.micro:
             patch(release, facts, read_url(read), now, run)
     record_wheels(found, releases, now, run)
-    record_requires_python(read, now, run)
+    record_companions(read, releases, now, run)
 
 
 def read_url(read):
     """The main index's torch page: the source of the patches and releases it dates."""
     return next(
-        (
-            page.url
-            for page, _a, _p in read
-            if page.package == TORCH and page.variant == DEFAULT_VARIANT
-        ),
+        (d.page.url for d in read if d.page.package == TORCH and d.page.variant == DEFAULT_VARIANT),
         "",
     )
 
@@ -418,21 +470,66 @@ def record_wheels(found, releases, now, run):
         run.notes.append(f"{plural(len(gone), 'recorded wheel')} no longer listed (kept)")
 
 
-def record_requires_python(read, now, run):
-    """The Requires-Python of each companion version the catalog pairs, as its files state it."""
+def record_companions(read, releases, now, run):
+    """
+    What each companion version states of itself: its Requires-Python, and the torch it
+    requires. A pairing the catalog holds takes both (the editors' version stands); a version
+    the catalog pairs with nothing, which requires exactly one torch the catalog holds,
+    becomes that torch's pairing.
+    """
     stated = {}
-    for page, _answer, project in read:
-        if page.package == TORCH or project is None:
+    for done in read:
+        if done.page.package == TORCH or done.project is None:
             continue
-        finals, _garbled = simple_index.final_versions(project)
+        finals, _garbled = simple_index.final_versions(done.project)
         for public, facts in finals.items():
-            stated[(page.package, str(public))] = facts.requires_python[:100]
-    changed = 0
-    for companion in Companion.objects.filter(library__in={p for p, _v in stated}):
-        value = stated.get((companion.library, companion.version))
-        if value is not None and value != companion.requires_python:
-            companion.requires_python, companion.read_at = value, now
+            key = (done.page.package, str(public))
+            stated[key] = (facts.requires_python[:100], done.pins.get(str(public)), done.page.url)
+    updated, paired = 0, []
+    held = list(Companion.objects.filter(library__in={library for library, _v in stated}))
+    for companion in held:
+        python, pin, _url = stated.get((companion.library, companion.version), (None, None, ""))
+        changed = python is not None and python != companion.requires_python
+        changed |= bool(pin) and pin != companion.torch_requirement
+        if changed:
+            companion.requires_python = python if python is not None else companion.requires_python
+            companion.torch_requirement = pin or companion.torch_requirement
+            companion.read_at = now
             companion.save()
-            changed += 1
-    if changed:
-        run.changes.append(f"Requires-Python of {plural(changed, 'companion version')}")
+            updated += 1
+    taken = {(c.torch_version, c.library) for c in held} | {(c.library, c.version) for c in held}
+    for (library, version), (python, pin, url) in sorted(stated.items()):
+        torch = exact_pin(pin)
+        if torch is None or (library, version) in taken or (torch, library) in taken:
+            continue
+        release = releases.get(versions.Version(torch.major, torch.minor).key)
+        if release is None:
+            continue
+        spelled = f"{torch.major}.{torch.minor}.{torch.micro}"
+        Companion(
+            release=release,
+            torch_version=spelled,
+            library=library,
+            version=version,
+            requires_python=python,
+            torch_requirement=pin,
+            source_url=url,
+            read_at=now,
+        ).save()
+        taken |= {(spelled, library), (library, version)}
+        paired.append(f"{library} {version} with torch {spelled}")
+    if updated:
+        run.changes.append(f"{plural(updated, 'companion version')} read from its own files")
+    if paired:
+        run.changes.append(f"paired {', '.join(paired)}")
+
+
+def exact_pin(specifier):
+    """The one torch version ``==2.5.1`` names; None for a range or nothing."""
+    match = EXACT_PIN.fullmatch(specifier or "")
+    if match is None:
+        return None
+    try:
+        return versions.Version.parse(match["version"])
+    except versions.InvalidVersion:
+        return None

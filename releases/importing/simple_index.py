@@ -13,8 +13,10 @@ import datetime as dt
 import json
 import re
 from dataclasses import dataclass, field
+from email.parser import HeaderParser
 from html.parser import HTMLParser
 
+from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import (
     InvalidSdistFilename,
     InvalidWheelFilename,
@@ -302,3 +304,20 @@ def final_versions(project):
         public = Version(version.public)
         found.setdefault(public, VersionFacts(public)).files.append(file)
     return found, garbled
+
+
+def requirement_on(metadata, package):
+    """
+    The specifier a distribution's core metadata (bytes: its METADATA file) requires of
+    ``package`` ("==2.5.1"), without extras or markers' alternatives; "" for no requirement.
+    """
+    headers = HeaderParser().parsestr(metadata.decode("utf-8", "replace"), headersonly=True)
+    wanted = canonicalize_name(package)
+    for line in headers.get_all("Requires-Dist") or []:
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if canonicalize_name(requirement.name) == wanted and not requirement.marker:
+            return str(requirement.specifier)
+    return ""

@@ -234,6 +234,12 @@ class Companion(Sourced):
         help_text="The Pythons the companion's own files declare (Requires-Python), as the "
         "package index states it.",
     )
+    torch_requirement = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="The torch the companion itself requires (its metadata's Requires-Dist: "
+        "==2.5.1), as the package index serves it: a pairing is checked against it.",
+    )
 
     public = release_rows("companion", 9)
     objects = CompanionManager()

@@ -4,6 +4,8 @@ torch with Python, CUDA, ROCm and companion libraries, one verdict per pair, eac
 reason and source, and the nearest supported alternatives. Read from what the public sees.
 """
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
 from releases import versions
 from releases.models import Companion, Library, PatchRelease, Release, Support
 from releases.queries import wheels
@@ -139,8 +141,7 @@ def pair_checks(release, version, torch, given):
         candidates = own or paired
         match = next((c for c in candidates if same_version(c.version, value)), None)
         if match is not None:
-            reason = f"torch {match.torch_version} pairs with {library} {match.version}."
-            checks.append(verdict(library, value, SUPPORTED, reason, match))
+            checks.append(declared_check(library, value, torch, match))
         elif candidates:
             listed = ", ".join(f"{c.version} (torch {c.torch_version})" for c in candidates)
             reason = f"torch {torch} pairs with {library} {listed}; not {value}."
@@ -149,6 +150,24 @@ def pair_checks(release, version, torch, given):
             reason = f"The catalog pairs no {library} with torch {torch}."
             checks.append(verdict(library, value, UNKNOWN, reason))
     return checks
+
+
+def declared_check(library, value, torch, match):
+    """
+    A pairing the catalog holds, checked against what the companion itself requires of torch
+    (its metadata, as the package index serves it): a torch it excludes is unsupported.
+    """
+    reason = f"torch {match.torch_version} pairs with {library} {match.version}"
+    if not match.torch_requirement:
+        return verdict(library, value, SUPPORTED, reason + ".", match)
+    itself = f"{library} {match.version} itself requires torch {match.torch_requirement}"
+    try:
+        admits = torch.count(".") < 2 or SpecifierSet(match.torch_requirement).contains(torch)
+    except InvalidSpecifier:
+        admits = True
+    if admits:
+        return verdict(library, value, SUPPORTED, f"{reason}; {itself}.", match)
+    return verdict(library, value, UNSUPPORTED, f"{itself}, not {torch}.", match)
 
 
 def same_version(paired, given):
