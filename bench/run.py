@@ -41,6 +41,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from bench import admin, load, post, serve
+from bench import install as install_bench
 from bench import pages as page_bench
 from bench.generate import release_version
 
@@ -637,6 +638,13 @@ def main(argv=None):
     results = run(args)
     results[admin.KEY] = admin.measure_isolated(200 if args.tiny else 5000)  # bench/admin.py
     results[page_bench.KEY] = page_bench.measure_isolated(3 if args.tiny else 30)
+    results[install_bench.KEY] = install_bench.measure_isolated(  # bench/install.py
+        [name for name in ("sqlite", "postgres") if name in results],
+        rounds=args.rounds,
+        seconds=args.seconds,
+        say=print if not args.quiet else (lambda *a, **k: None),
+        use_wrk=args.wrk,
+    )
     results["bench_seconds"] = round(time.monotonic() - started, 1)
     Path(args.out).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     if not args.quiet:
@@ -644,6 +652,12 @@ def main(argv=None):
             if database in results:
                 print()
                 print(table(results[database], database))
+        print()
+        for database, key, value, spread, relation, target, ok in install_bench.verdicts(
+            results[install_bench.KEY]
+        ):
+            print(f"  {database:9} {key:24} {value} (spread {spread}) target {relation} "
+                  f"{target}: {'met' if ok else 'MISSED'}")  # fmt: skip
         print(f"\nWrote {args.out}")
     return results
 

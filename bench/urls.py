@@ -1,10 +1,12 @@
 from django.urls import path
 
-from bench.views import baseline_features, ceiling
+from bench.views import baseline_check, baseline_features, baseline_install, ceiling
 from config.urls import urlpatterns as product_urlpatterns
 
 urlpatterns = [
     path("bench/baseline/features/", baseline_features),
     path("bench/ceiling/", ceiling),
+    path("bench/baseline/check/", baseline_check),
+    path("bench/baseline/install/", baseline_install),
     *product_urlpatterns,
 ]

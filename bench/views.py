@@ -5,13 +5,18 @@ What the benchmark measures the product against, in the benchmark's settings onl
   by hand with JsonResponse: no framework, no validation, caching headers or throttling, and
   a count every time. It understands only page, release and stability;
 - the ceiling: a JsonResponse with no query at all, under the same stack (gunicorn, every
-  middleware).
+  middleware);
+- /api/check/ and /api/install/ by hand (issue 40): the same answers from the same query
+  functions, read with the same forms, through a plain view and JsonResponse: no framework's
+  views, renderers, strict-parameter checks, caching headers or throttling.
 """
 
 from django.http import JsonResponse
 
 from releases.api.serializers import feature_items, feature_values
 from releases.models import Feature
+from releases.queries.check import CheckForm, check
+from releases.queries.install import InstallForm, NoWheel, install
 from releases.versions import Version
 
 PAGE_SIZE = 50
@@ -27,6 +32,22 @@ def baseline_features(request):
     rows = list(feature_values(features)[start : start + PAGE_SIZE])
     results = feature_items(rows)
     return JsonResponse({"count": features.count(), "results": results})
+
+
+def baseline_check(request):
+    form = CheckForm(request.GET)
+    form.is_valid()
+    return JsonResponse(check(form.cleaned_data))
+
+
+def baseline_install(request):
+    form = InstallForm(request.GET)
+    if not form.is_valid():
+        return JsonResponse(form.errors, status=400)
+    try:
+        return JsonResponse(install(form.cleaned_data))
+    except NoWheel as missing:
+        return JsonResponse({**missing.errors, "nearest": missing.nearest}, status=400)
 
 
 def ceiling(request):

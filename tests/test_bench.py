@@ -57,6 +57,13 @@ def test_the_benchmark_runs_end_to_end_on_a_tiny_catalog(tmp_path):
         assert all(row["errors"] == 0 for row in figures["measurements"].values())
         assert figures["measurements"]["conditional"]["requests"] > 0
         assert min(figures["mixes"].values()) > 1  # many pages and filters, not one URL
+        # Issue 40: /api/check/ and /api/install/ against their answers by hand, and their
+        # page-cache hits against the ceiling, on the fixtures' catalog.
+        install = written["install"][database]
+        for key in ["check_ratio", "install_ratio", "check_ceiling_ratio", "install_ceiling_ratio"]:
+            assert isinstance(install[key], int | float) and install[key] > 0, (database, key)
+            assert install[f"{key}_spread"] >= 0
+        assert install["questions"] > 100 and install["rounds"] == 5
 
 
 def test_spaced_pages_cover_a_range_evenly():

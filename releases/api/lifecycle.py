@@ -7,7 +7,6 @@ QuerySets.
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
-from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -170,7 +169,8 @@ class InstallView(APIView):
         try:
             return Response(install(form.cleaned_data))
         except NoWheel as missing:
-            raise ValidationError({**missing.errors, "nearest": missing.nearest}) from None
+            # As every 400 names its parameters, with the nearest builds beside them.
+            return Response({**missing.errors, "nearest": missing.nearest}, status=400)
 
 
 LIFECYCLE_RESPONSE = inline_serializer(
