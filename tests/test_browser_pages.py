@@ -116,6 +116,11 @@ FULL_SIZE_PAGES = [
     ("upgrade-2.5-2.14", "/upgrade/?from=2.5&to=2.14"),
     ("deprecations", "/deprecations/"),
     ("upgrade-api", "/upgrade/?api=torch.onnx"),
+    # Issue 40: a release out with no announcement; install commands; a build checked.
+    ("release-2.15-out", "/releases/2.15/"),
+    ("release-2.3-install", "/releases/2.3/"),
+    ("compatibility-install", "/compatibility/?torch=2.5.1&variant=cu124&os=linux"),
+    ("compatibility-no-wheel", "/compatibility/?torch=2.15&python=3.10"),
 ]
 
 

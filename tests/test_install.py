@@ -219,3 +219,17 @@ def test_each_answer_costs_a_few_queries_however_many_wheels(
         ]
     )
     assert queries(client, path, **params) == before <= most
+
+
+def test_a_constraints_file_follows_every_rule_of_a_page(live_catalog):
+    from tests.conftest import http
+
+    response = http(live_catalog, "/constraints/1.9.txt")
+    assert response.status == 200 and response.headers["ETag"]
+    assert response.body.decode().splitlines()[2] == "torch==1.9.1"
+    again = http(
+        live_catalog, "/constraints/1.9.txt", headers={"If-None-Match": response.headers["ETag"]}
+    )
+    assert again.status == 304
+    assert http(live_catalog, "/constraints/1.9.txt", method="POST").status == 405
+    assert http(live_catalog, "/constraints/1.9.txt", params={"x": "1"}).status == 400

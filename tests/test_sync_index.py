@@ -478,3 +478,12 @@ def test_a_pairing_is_checked_against_what_the_companion_requires(index, catalog
     refused = client.get("/api/check/", {"torch": "7.1.1", "torchvision": "9.1.0"}).json()
     assert refused["checks"][-1]["verdict"] == "unsupported"
     assert "itself requires torch ==7.1.0, not 7.1.1" in refused["checks"][-1]["reason"]
+
+
+def test_a_release_out_with_no_day_is_dated_by_its_first_upload(index, catalog):
+    Release.objects.filter(version="7.2").update(planned=False, release_date=None, announced=False)
+
+    output = sync_index(index)
+
+    assert Release.objects.get(version="7.2").release_date == dt.date(2031, 6, 1)
+    assert "7.2 dated 2031-06-01 (its first upload)" in output

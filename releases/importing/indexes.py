@@ -329,17 +329,18 @@ def apply(read, now, run):
     """Write what the pages say, where the catalog does not say it yet."""
     found = torch_versions(read, run)
     releases = {release.version_key: release for release in Release.objects.all()}
-    for version in sorted(found):
+    patches = {row.version: row for row in PatchRelease.objects.all()}
+    for version in sorted(found):  # oldest first: a minor's first version dates it
         minor = versions.Version(version.major, version.minor)
         release = releases.get(minor.key)
         facts = found[version]
         if release is None:
             release = new_release(minor, facts, now, run)
             releases[minor.key] = release
-        elif release.planned:
+        elif release.planned or (release.release_date is None and facts.first_upload):
             ship(release, facts, run)
         if version.micro:
-            patch(release, facts, read_url(read), now, run)
+            patch(release, patches, facts, read_url(read), now, run)
     record_wheels(found, releases, now, run)
     record_companions(read, releases, now, run)
 
@@ -375,22 +376,33 @@ def new_release(minor, facts, now, run):
 
 
 def ship(release, facts, run):
-    """A planned release the index lists: released, on the day of its first upload."""
+    """
+    A planned release the index lists, or one out with no day yet: released, on the day of
+    its first upload.
+    """
     day = day_of(facts.first_upload)
+    was_planned = release.planned
     release.planned = False
     release.title = release.title.removesuffix(" (planned)")
     if day:
         release.release_date = day
     release.save()
     when = f"on {day.isoformat()}" if day else "(its day not given by the index)"
-    run.changes.append(f"{release.version} released {when}")
+    run.changes.append(
+        f"{release.version} released {when}"
+        if was_planned
+        else f"{release.version} dated {day.isoformat()} (its first upload)"
+    )
 
 
-def patch(release, facts, source_url, now, run):
-    """Record a patch release, or what changed of it: its day where unknown, its yank."""
+def patch(release, patches, facts, source_url, now, run):
+    """
+    Record a patch release (``patches``: those held, by version), or what changed of it: its
+    day where unknown, its yank.
+    """
     spelled = f"{facts.version.major}.{facts.version.minor}.{facts.version.micro}"
     day = day_of(facts.first_upload)
-    row = PatchRelease.objects.filter(version=spelled).first()
+    row = patches.get(spelled)
     if row is None:
         row = PatchRelease(
             release=release,
