@@ -7,14 +7,20 @@ or ROCm variant, from the support the release's table documents, said as such.
 
 from django.conf import settings
 
-from releases import versions
-from releases.models import DEFAULT_VARIANT, Companion, Evidence, Library, Release, Support, Wheel
+from releases.models import DEFAULT_VARIANT, Companion, Evidence, Library, Support, Wheel
 from releases.queries.fields import VersionField
-from releases.queries.wheels import Build, BuildForm, nearest, torch_versions_of, variant_order
+from releases.queries.wheels import (
+    Build,
+    BuildForm,
+    nearest,
+    of_torch,
+    release_of,
+    variant_order,
+)
 
 # The companions an install command pins beside torch: those built for every variant.
 INSTALLED_WITH = (Library.TORCHVISION, Library.TORCHAUDIO)
-# A documented accelerator's variant name: CUDA 12.4 is cu124, ROCm 6.2 is rocm6.2.
+# The evidence of a build only a release's table documents (a CUDA or ROCm version).
 DOCUMENTED = "documented_support"
 
 
@@ -55,13 +61,10 @@ def install(data):
     """
     torch, build = data["torch"], Build.of(data)
     build.variant = build.variant or DEFAULT_VARIANT
-    version = versions.Version.parse(torch)
-    release = Release.objects.released().of_version(f"{version.major}.{version.minor}").first()
+    release = release_of(torch)
     if release is None:
         raise NoWheel({"torch": [f"The catalog has no released torch {torch}."]}, [])
-    rows = list(Wheel.objects.published().filter(release=release))
-    wanted = torch_versions_of(release, torch)
-    of_version = [w for w in rows if wanted is None or w.torch_version in wanted]
+    rows, of_version = of_torch(release, torch)
     matching = [w for w in of_version if build.matches(w)]
     if matching:
         chosen = max(w.torch_version_key for w in matching)
@@ -194,8 +197,7 @@ def constraints(torch):
     (the release, the exact torch version, its pins) of a constraints file for ``torch`` (a
     minor: its newest version recorded); None for a release the public does not know.
     """
-    version = versions.Version.parse(torch)
-    release = Release.objects.released().of_version(f"{version.major}.{version.minor}").first()
+    release = release_of(torch)
     if release is None:
         return None
     if torch.count(".") < 2:

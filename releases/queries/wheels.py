@@ -14,6 +14,7 @@ from releases.models import (
     DEFAULT_VARIANT,
     PLATFORM_PARTS,
     Evidence,
+    Release,
     Support,
     Wheel,
 )
@@ -125,12 +126,23 @@ def variant_order(variant):
     return (variant != DEFAULT_VARIANT, variant != "cpu", variant)
 
 
-def torch_versions_of(release, torch):
-    """The torch versions ``torch`` names in ``release``: 2.5.1 itself, or every 2.5.x."""
+def release_of(torch):
+    """The released minor of ``torch`` (2.5 of 2.5.1), as the public sees it; None if none."""
     version = versions.Version.parse(torch)
-    if torch.count(".") >= 2:
-        return [f"{version.major}.{version.minor}.{version.micro}"]
-    return None  # any version of the release
+    return Release.objects.released().of_version(f"{version.major}.{version.minor}").first()
+
+
+def of_torch(release, torch):
+    """
+    (every public wheel of ``release``, those of ``torch``: a patch's own, or for a minor
+    every version's), in one query.
+    """
+    rows = list(Wheel.objects.published().filter(release=release))
+    if torch.count(".") < 2:
+        return rows, rows
+    version = versions.Version.parse(torch)
+    exact = f"{version.major}.{version.minor}.{version.micro}"
+    return rows, [w for w in rows if w.torch_version == exact]
 
 
 def published(release, torch, build):
@@ -139,9 +151,7 @@ def published(release, torch, build):
     a verdict (published, not_published, unknown), its reason, the wheels that match, and the
     nearest combinations that have one.
     """
-    rows = list(Wheel.objects.published().filter(release=release))
-    wanted = torch_versions_of(release, torch)
-    of_version = [w for w in rows if wanted is None or w.torch_version in wanted]
+    _rows, of_version = of_torch(release, torch)
     what = f"torch {torch}"
     if not of_version:
         return {
