@@ -345,6 +345,8 @@ SPECTACULAR_SETTINGS = {
         "LinkKind": "releases.models.LinkKind",
         "LinkStatus": "releases.models.LinkStatus",
         "ReleaseStatus": "releases.classification.ReleaseStatus",
+        "PublishedVerdict": "releases.queries.wheels.PUBLISHED_VERDICTS",
+        "CheckVerdict": "releases.queries.check.VERDICTS",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

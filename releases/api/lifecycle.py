@@ -12,11 +12,10 @@ from rest_framework.views import APIView
 
 from releases.api.schema import form_parameters
 from releases.models import Release
-from releases.queries.check import CheckForm, check
+from releases.queries.check import VERDICTS, CheckForm, check
 from releases.queries.install import InstallForm, NoWheel, install
 from releases.queries.params import reject_bad_query
-
-VERDICTS = ["supported", "unsupported", "experimental", "unknown"]
+from releases.queries.wheels import PUBLISHED_VERDICTS
 
 CHECK_RESPONSE = inline_serializer(
     "Check",
@@ -59,7 +58,7 @@ CHECK_RESPONSE = inline_serializer(
             "CheckPublished",
             {
                 "verdict": serializers.ChoiceField(
-                    choices=["published", "not_published", "unknown"],
+                    choices=PUBLISHED_VERDICTS,
                     help_text="Whether a wheel was published for the build asked about (python, "
                     "os, arch, variant): measured, apart from documented support.",
                 ),

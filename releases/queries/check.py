@@ -17,6 +17,8 @@ SUPPORTED, UNSUPPORTED, EXPERIMENTAL, UNKNOWN = (
     "experimental",
     "unknown",
 )
+# Every verdict of a pair, as /api/check/'s schema states them.
+VERDICTS = (SUPPORTED, UNSUPPORTED, EXPERIMENTAL, UNKNOWN)
 PLATFORMS = {"python": "Python", "cuda": "CUDA", "rocm": "ROCm"}
 COMPANION_VERSION = r"[0-9]{1,3}\.[0-9]{1,3}(\.[0-9]{1,3})?"
 

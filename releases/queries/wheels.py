@@ -21,6 +21,8 @@ from releases.models import (
 from releases.models.compat import VARIANT_PATTERN, number_key
 from releases.queries.fields import OneOfField, PatternField, PlatformVersionField
 
+# /api/check/'s verdict on a build: a wheel was published for it, none was, or none recorded.
+PUBLISHED_VERDICTS = ("published", "not_published", "unknown")
 OSES = sorted({os for os, _arch in PLATFORM_PARTS.values()})
 ARCHES = sorted({arch for _os, arch in PLATFORM_PARTS.values()})
 
