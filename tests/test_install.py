@@ -233,3 +233,13 @@ def test_a_constraints_file_follows_every_rule_of_a_page(live_catalog):
     assert again.status == 304
     assert http(live_catalog, "/constraints/1.9.txt", method="POST").status == 405
     assert http(live_catalog, "/constraints/1.9.txt", params={"x": "1"}).status == 400
+
+
+def test_a_variant_whose_index_was_not_read_is_unknown_not_unpublished(client, full_catalog):
+    answer = get(client, "/api/check/", torch="2.5.1", variant="cu124", os="linux").json()
+
+    assert answer["published"]["verdict"] == "unknown"
+    assert "its index was not read" in answer["published"]["reason"]
+    # A variant recorded for the release, but not for that platform, was not published.
+    rocm = get(client, "/api/check/", torch="2.3.1", variant="rocm6.0", os="windows").json()
+    assert rocm["published"]["verdict"] == "not_published"

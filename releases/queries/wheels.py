@@ -153,7 +153,7 @@ def published(release, torch, build):
     a verdict (published, not_published, unknown), its reason, the wheels that match, and the
     nearest combinations that have one.
     """
-    _rows, of_version = of_torch(release, torch)
+    rows, of_version = of_torch(release, torch)
     what = f"torch {torch}"
     if not of_version:
         return {
@@ -171,6 +171,15 @@ def published(release, torch, build):
             "reason": f"{what} has a wheel for {build.describe()} ({how}).",
             "wheels": combinations(matching),
             "nearest": [],
+        }
+    if build.variant and not any(w.variant == build.variant for w in rows):
+        return {
+            "verdict": "unknown",
+            "reason": f"No wheel of variant {build.variant} is recorded for torch "
+            f"{release.version}: its index was not read (the documented support says which "
+            "CUDA and ROCm builds it had).",
+            "wheels": [],
+            "nearest": nearest(of_version, build, release),
         }
     return {
         "verdict": "not_published",
