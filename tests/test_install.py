@@ -243,3 +243,13 @@ def test_a_variant_whose_index_was_not_read_is_unknown_not_unpublished(client, f
     # A variant recorded for the release, but not for that platform, was not published.
     rocm = get(client, "/api/check/", torch="2.3.1", variant="rocm6.0", os="windows").json()
     assert rocm["published"]["verdict"] == "not_published"
+
+
+@pytest.mark.parametrize("torch", ["2.5.0rc1", "2.5.0a0", "2.5b1"])
+def test_a_pre_release_is_not_answered_as_its_final_release(client, full_catalog, torch):
+    answer = get(client, "/api/check/", torch=torch, python="3.12").json()
+
+    assert answer["verdict"] == "unknown" and answer["release"] is None
+    assert answer["published"] is None
+    assert all("is a pre-release" in item["reason"] for item in answer["checks"])
+    assert [item["parameter"] for item in answer["checks"]] == ["torch", "python"]

@@ -70,7 +70,13 @@ def check(query):
     given = {name: query[name] for name in (*PLATFORMS, *Library.values) if query.get(name)}
     answer = {"torch": torch, "release": None, "checks": [], "alternatives": []}
     release = None
-    if torch:
+    if torch and versions.Version.parse(torch).pre_rank < versions.PRE_RELEASE_RANKS[""]:
+        # 2.5.0rc1 is not 2.5: what a pre-release ran on and paired with is not recorded.
+        reason = f"torch {torch} is a pre-release: the catalog covers final releases only."
+        answer["checks"] = [verdict("torch", torch, UNKNOWN, reason)] + [
+            verdict(name, value, UNKNOWN, reason) for name, value in given.items()
+        ]
+    elif torch:
         version = versions.Version.parse(torch)
         release = Release.objects.released().of_version(minor_of(version)).first()
         answer["release"] = release.version if release else None
