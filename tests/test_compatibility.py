@@ -463,3 +463,22 @@ def test_a_table_on_the_web_is_read_from_its_url(db, stand_in):
 def test_check_with_nothing_to_check_says_so(full_catalog, client):
     answer = client.get("/api/check/").json()
     assert answer["verdict"] is None and answer["checks"] == [] and answer["alternatives"] == []
+
+
+def test_a_planned_patch_is_tentative_only_until_it_ships_or_its_release_is_superseded(
+    full_catalog, client
+):
+    def outcomes(version):
+        item = client.get(f"/api/releases/{version}/").json()
+        return {(e["event"], e["number"]): (e["tentative"], e["outcome"]) for e in item["schedule"]}
+
+    # The table's "tentative" stays as it was written; the outcome says what became of it.
+    assert outcomes("2.14")[("patch", 1)] == (True, "done")  # 2.14.1 is out
+    assert outcomes("2.13")[("patch", 1)] == (True, "not_shipped")  # 2.14 came first
+    assert outcomes("2.16")[("patch", 1)] == (True, "planned")
+    assert outcomes("2.16")[("release", 0)] == (False, "planned")
+    assert outcomes("2.13")[("release", 0)] == (False, "done")
+    page = client.get("/releases/2.13/").content.decode()
+    assert "it did not ship before the next release" in page
+    assert "(tentative)" not in page
+    assert "(tentative)" in client.get("/releases/2.16/").content.decode()

@@ -129,10 +129,25 @@ class ScheduleSerializer(Sourced):
     date = serializers.CharField(
         source="shown_date", help_text="YYYY-MM-DD, or YYYY-MM where only the month is known."
     )
+    outcome = serializers.ChoiceField(
+        choices=["done", "not_shipped", "planned"],
+        help_text="done: the release or patch shipped, or the branch was cut; not_shipped: a "
+        "patch planned for a release superseded before it came; planned: still to come "
+        "(tentative says how firm the plan is).",
+    )
 
     class Meta:
         model = ScheduleDate
-        fields = ["event", "number", "date", "precision", "tentative", "disputed", "source"]
+        fields = [
+            "event",
+            "number",
+            "date",
+            "precision",
+            "tentative",
+            "outcome",
+            "disputed",
+            "source",
+        ]
 
 
 RELEASE_FIELDS = ["status", "python_range", "platforms", "companions", "patches", "schedule"]

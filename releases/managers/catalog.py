@@ -168,14 +168,15 @@ class ReleaseQuerySet(CatalogQuerySet):
             "patches": ("PatchRelease", ["version_key"]),
             "schedule": ("ScheduleDate", ["date", "kind", "number"]),
         }
+        querysets = {
+            related: model(name).objects.published().order_by(*order)
+            for related, (name, order) in rows.items()
+        }
+        querysets["schedule"] = querysets["schedule"].with_outcome()
         return self.prefetch_related(
             *(
-                Prefetch(
-                    related,
-                    queryset=model(name).objects.published().order_by(*order),
-                    to_attr=f"public_{related}",
-                )
-                for related, (name, order) in rows.items()
+                Prefetch(related, queryset=queryset, to_attr=f"public_{related}")
+                for related, queryset in querysets.items()
             )
         )
 

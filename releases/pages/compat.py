@@ -136,9 +136,15 @@ def calendar(request):
     feed.add("prodid", "-//PyTorch Release Catalog//Release schedule//EN")
     feed.add("version", "2.0")
     feed.add("x-wr-calname", "PyTorch releases")
-    dates = ScheduleDate.objects.published().select_related("release").order_by("date", "pk")
+    dates = (
+        ScheduleDate.objects.published()
+        .with_outcome()
+        .select_related("release")
+        .order_by("date", "pk")
+    )
     for date in dates:
-        tentative = " (tentative)" if date.tentative else ""
+        tentative = " (tentative)" if date.tentative and date.outcome == "planned" else ""
+        tentative += "; it did not ship" if date.outcome == "not_shipped" else ""
         month = " (month only)" if date.precision == "month" else ""
         uid = f"schedule-{date.release.version}-{date.kind}-{date.number}"
         summary = f"PyTorch {date.release.version}: {date.label()} as planned{tentative}{month}"
