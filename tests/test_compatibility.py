@@ -482,3 +482,18 @@ def test_a_planned_patch_is_tentative_only_until_it_ships_or_its_release_is_supe
     assert "it did not ship before the next release" in page
     assert "(tentative)" not in page
     assert "(tentative)" in client.get("/releases/2.16/").content.decode()
+
+
+def test_the_1_8_long_term_support_line_is_in_the_lifecycle_and_its_page(full_catalog, client):
+    cycles = {c["cycle"]: c for c in client.get("/api/lifecycle/pytorch.json").json()}
+    assert cycles["1.8"]["lts"] is True and cycles["1.8"]["eol"] == "2022-11-10"
+    assert cycles["1.8"]["support"] == cycles["1.9"]["releaseDate"]  # patched until 1.9
+    assert cycles["1.8"]["latest"] == "1.8.2"
+    assert [c for c, cycle in cycles.items() if cycle["lts"]] == ["1.8"]
+    item = client.get("/api/releases/1.8/").json()
+    assert item["lts"] is True and item["lts_ended_date"] == "2022-11-10"
+    assert "whl/lts/1.8/" in item["lts_note"] and "no macOS and no ROCm" in item["lts_note"]
+    assert (
+        "Long-term support, ended 10 November 2022."
+        in client.get("/releases/1.8/").content.decode()
+    )

@@ -56,6 +56,7 @@ class ReleaseAdmin(CatalogAdmin):
         ("Sources", {"fields": ["announcement_url", "release_notes_url"]}),
         ("In our words", {"fields": ["summary", "highlights"]}),
         ("Figures", {"fields": ["commit_count", "contributor_count"]}),
+        ("Long-term support", {"fields": ["is_lts", "lts_ended_date", "lts_note"]}),
         ("History", {"fields": ["created_at", "updated_at"], "classes": ["collapse"]}),
     ]
     # No inline of features: a release may have thousands, too slow to render and beyond

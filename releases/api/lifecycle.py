@@ -194,7 +194,8 @@ class LifecycleView(APIView):
     """
     Every minor release out, newest first, as endoflife.date's release cycles: its latest
     patch, and the day it stopped being patched (the next minor's release: PyTorch patches
-    only the latest), or false for the latest.
+    only the latest), or false for the latest; a long-term-support line (1.8) is `lts`, its
+    `eol` the day that support ended.
     """
 
     @extend_schema(operation_id="lifecycle_pytorch", responses=LIFECYCLE_RESPONSE)
@@ -218,10 +219,18 @@ class LifecycleView(APIView):
                     "releaseDate": release.release_date.isoformat(),
                     "latest": latest.version if latest else f"{release.version}.0",
                     "latestReleaseDate": shipped and shipped.isoformat(),
-                    "eol": ended,
+                    # A long-term-support line lived on past the next minor, to its own end.
+                    "eol": lts_end(release, ended),
                     "support": ended,
-                    "lts": False,
+                    "lts": release.is_lts,
                     "link": release.announcement_url or None,
                 }
             )
         return Response(cycles)
+
+
+def lts_end(release, ended):
+    """The end of a release's life: its long-term support's end, where it had one."""
+    if not release.is_lts:
+        return ended
+    return release.lts_ended_date.isoformat() if release.lts_ended_date else False

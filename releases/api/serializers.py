@@ -227,8 +227,21 @@ class ReleaseDetailSerializer(ReleaseSerializer):
     )
     wheels = serializers.SerializerMethodField(help_text="Its published wheels, a version each.")
 
+    lts = serializers.BooleanField(source="is_lts", help_text="A long-term-support line.")
+    lts_note = BlankAsNullCharField(
+        allow_null=True, help_text="What its long-term support covered, with its sources."
+    )
+
     class Meta(ReleaseSerializer.Meta):
-        fields = [*ReleaseSerializer.Meta.fields, "overdue", "wheels", "features"]
+        fields = [
+            *ReleaseSerializer.Meta.fields,
+            "overdue",
+            "lts",
+            "lts_ended_date",
+            "lts_note",
+            "wheels",
+            "features",
+        ]
 
     @extend_schema_field(compat.WheelsSerializer(many=True))
     def get_wheels(self, release):

@@ -76,6 +76,20 @@ class Release(Timestamped):
         help_text="It has a feature announcement. Releases older than the first announced one "
         "are in the catalog for what they run on and pair with.",
     )
+    is_lts = models.BooleanField(
+        default=False,
+        help_text="A long-term-support line: patched on its own index after newer releases.",
+    )
+    lts_ended_date = models.DateField(
+        null=True,
+        blank=True,
+        help_text="The day its long-term support ended or was withdrawn, where known.",
+    )
+    lts_note = models.TextField(
+        blank=True,
+        help_text="What its long-term support covered and its limits, in our own words, with "
+        "the sources (pinned) it was read from.",
+    )
     commit_count = models.PositiveIntegerField(
         null=True, blank=True, help_text="Commits since the previous release, if the post says."
     )
@@ -135,6 +149,10 @@ class Release(Timestamped):
             ),
             models.CheckConstraint(
                 condition=Q(version_pre_rank__lte=3), name="release_pre_rank_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(is_lts=True) | Q(lts_ended_date__isnull=True),
+                name="release_lts_end_only_for_lts",
             ),
         ]
         indexes = [models.Index(fields=["release_date"], name="release_date_idx")]
