@@ -1,0 +1,68 @@
+"""
+torchvision's README table, row by row, against the catalog's answers through the API (issue
+41, "tests from the sources' own rows"): the Pythons each row gives a torch release are the
+Pythons the release's item lists, or the versions they differ by carry the table's reading in
+``disputed`` (tests/answer_keys/torchvision-readme.json, facts only).
+"""
+
+import json
+import re
+from pathlib import Path
+
+KEY = json.loads(
+    (Path(__file__).resolve().parent / "answer_keys/torchvision-readme.json").read_text()
+)
+BOUND = re.compile(r"(==|>=|<=)([0-9]+)\.([0-9]+)(?:\.[0-9]+)?")
+
+
+def pythons(cell):
+    """2.7, 3.5, 3.6, 3.7 of "==2.7, >=3.5, <=3.7"."""
+    found, low, high = set(), None, None
+    for part in cell.split(","):
+        operator, major, minor = BOUND.fullmatch(part.strip()).groups()
+        if operator == "==":
+            found.add(f"{major}.{minor}")
+        elif operator == ">=":
+            low = (major, int(minor))
+        else:
+            high = int(minor)
+    found |= {f"{low[0]}.{minor}" for minor in range(low[1], high + 1)}
+    return found
+
+
+def release_of(row):
+    return "1.0" if row["torch"] == "<=1.0" else row["torch"]
+
+
+ROWS = [row for row in KEY["rows"] if re.fullmatch(r"[0-9.]+|<=1\.0", row["torch"])]
+
+
+def test_every_row_of_torchvisions_table_is_the_catalogs_answer_or_disputed(client, full_catalog):
+    wrong = {}
+    for row in ROWS:
+        item = client.get(f"/api/releases/{release_of(row)}/").json()
+        listed = {p["version"]: p for p in item["platforms"]["python"] if "t" not in p["version"]}
+        expected = pythons(row["python"])
+        problems = [f"{version} not listed" for version in sorted(expected - set(listed))]
+        problems += [
+            f"{version} listed, the table silent, and no dispute says so"
+            for version in sorted(set(listed) - expected)
+            if "torchvision's README table" not in (listed[version]["disputed"] or "")
+        ]
+        if problems:
+            wrong[f"torch {row['torch']} (line {row['line']})"] = problems
+    assert wrong == {}
+    assert len(ROWS) == 18
+
+
+def test_the_pythons_of_1_0_to_1_9_come_from_the_table_with_its_line(client, full_catalog):
+    item = client.get("/api/releases/1.8/").json()
+    python = {p["version"]: p for p in item["platforms"]["python"]}
+    assert sorted(python) == ["3.6", "3.7", "3.8", "3.9"]
+    assert python["3.6"]["source"] == {
+        "url": f"https://github.com/pytorch/vision/blob/{KEY['commit']}/README.md",
+        "line": 39,
+    }
+    assert "up to 3.8" in python["3.9"]["disputed"]  # the LTS patch's limit
+    assert item["python_range"] == {"min": "3.6", "max": "3.9"}
+    assert client.get("/api/releases/1.1/").json()["python_range"] == {"min": "2.7", "max": "3.7"}
