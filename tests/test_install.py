@@ -253,3 +253,12 @@ def test_a_pre_release_is_not_answered_as_its_final_release(client, full_catalog
     assert answer["published"] is None
     assert all("is a pre-release" in item["reason"] for item in answer["checks"])
     assert [item["parameter"] for item in answer["checks"]] == ["torch", "python"]
+
+
+def test_the_releases_feed_lists_a_release_out_with_no_day(client, full_catalog):
+    response = client.get("/feeds/releases/")
+
+    assert response.status_code == 200
+    body = response.content.decode()
+    entry = body[body.index("PyTorch 2.15: PyTorch 2.15") :].split("</entry>")[0]
+    assert "<updated>" in entry and "<published>" not in entry

@@ -18,7 +18,8 @@ from releases.versions import InvalidVersion
 
 
 def day_start(date):
-    return dt.datetime.combine(date, dt.time.min, tzinfo=dt.UTC)
+    """The start of ``date`` in UTC; None for no date (a release out, its day not known yet)."""
+    return dt.datetime.combine(date, dt.time.min, tzinfo=dt.UTC) if date else None
 
 
 def stage_label(stability):
