@@ -15,7 +15,29 @@ from releases.models.catalog import (
 )
 
 
-class BlogFeed(models.Model):
+class Run(models.Model):
+    """
+    A command run from cron, one at a time (releases/importing/lease.py): when it last ended,
+    what it said, and the lease that keeps two runs from overlapping, on every host that
+    shares the database. ``watch_blog``'s feed and ``sync_index``'s sync are each one.
+    """
+
+    checked_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a run last ended, whatever it found."
+    )
+    outcome = models.CharField(max_length=500, blank=True, help_text="The last run's summary.")
+    lease_holder = models.CharField(
+        max_length=200, blank=True, help_text="The run under way: its host and process."
+    )
+    lease_expires_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the run under way loses the lease, if it stalls."
+    )
+
+    class Meta:
+        abstract = True
+
+
+class BlogFeed(Run):
     """
     The blog's feed as ``watch_blog`` last read it (releases/importing/watch.py): the
     validators of its last answer, sent back on the next run so that an unchanged feed costs a
@@ -30,21 +52,11 @@ class BlogFeed(models.Model):
     last_modified = models.CharField(
         max_length=100, blank=True, help_text="The Last-Modified of that answer, as it was sent."
     )
-    checked_at = models.DateTimeField(
-        null=True, blank=True, help_text="When a run last ended, whatever it found."
-    )
     read_at = models.DateTimeField(
         null=True, blank=True, help_text="When the feed last answered (200 or 304)."
     )
     is_failing = models.BooleanField(
         default=False, help_text="The last run failed: the feed or a post was out of reach."
-    )
-    outcome = models.CharField(max_length=500, blank=True, help_text="The last run's summary.")
-    lease_holder = models.CharField(
-        max_length=200, blank=True, help_text="The run under way: its host and process."
-    )
-    lease_expires_at = models.DateTimeField(
-        null=True, blank=True, help_text="When the run under way loses the lease, if it stalls."
     )
 
     class Meta:
@@ -125,7 +137,7 @@ class BlogAnnouncement(models.Model):
         return self.release_id is not None
 
 
-class IndexSync(models.Model):
+class IndexSync(Run):
     """
     ``sync_index`` as it last ran (releases/importing/indexes.py): when it last ended and what
     it said, what it changed, whether it failed, and the lease that keeps two runs from
@@ -133,27 +145,17 @@ class IndexSync(models.Model):
     """
 
     name = models.CharField(max_length=50, help_text="Which sync: index.")
-    checked_at = models.DateTimeField(
-        null=True, blank=True, help_text="When a run last ended, whatever it found."
-    )
     read_at = models.DateTimeField(
         null=True, blank=True, help_text="When the indexes last answered, every page of them."
     )
     is_failing = models.BooleanField(
         default=False, help_text="The last run failed: an index was out of reach or garbled."
     )
-    outcome = models.CharField(max_length=500, blank=True, help_text="The last run's summary.")
     changes = models.TextField(
         blank=True, help_text="What the last run that changed anything changed, a line each."
     )
     changed_at = models.DateTimeField(
         null=True, blank=True, help_text="When a run last changed the catalog."
-    )
-    lease_holder = models.CharField(
-        max_length=200, blank=True, help_text="The run under way: its host and process."
-    )
-    lease_expires_at = models.DateTimeField(
-        null=True, blank=True, help_text="When the run under way loses the lease, if it stalls."
     )
 
     class Meta:
