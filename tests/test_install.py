@@ -211,7 +211,6 @@ def test_each_answer_costs_a_few_queries_however_many_wheels(
                 variant=f"cu{n}",
                 platform=platform,
                 python=python,
-                torch_version_key=Release.objects.get(version="2.14").version_key,
             )
             for n in range(100, 140)
             for platform in ("linux-x86_64", "windows-amd64")

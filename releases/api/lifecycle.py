@@ -207,8 +207,9 @@ class LifecycleView(APIView):
             patches = release.public_patches
             latest = patches[-1] if patches else None
             # Ended when the next minor came out: on its day, or true where its day is unknown.
-            ended = (following.release_date or True) if following else False
-            ended = ended.isoformat() if hasattr(ended, "isoformat") else ended
+            ended = following is not None
+            if following is not None and following.release_date:
+                ended = following.release_date.isoformat()
             shipped = (latest or release).release_date
             following = release
             if release.release_date is None:

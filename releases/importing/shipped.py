@@ -226,12 +226,10 @@ def record_wheels(found, releases, now, run):
                 )
             elif held[key][1] != Evidence.INDEX:
                 confirmed.append((held[key][0], url))
-    for row in new:
-        row.prepare_save()
-    for start in range(0, len(new), BATCH):
-        Wheel.objects.bulk_create(new[start : start + BATCH])
+    Wheel.objects.bulk_create(new, batch_size=BATCH)
+    seen = Wheel.objects.in_bulk([pk for pk, _url in confirmed])
     for pk, url in confirmed:  # an install command's wheel, now seen on its index
-        row = Wheel.objects.get(pk=pk)
+        row = seen[pk]
         row.evidence, row.source_url, row.read_at = Evidence.INDEX, url, now
         row.save()
     run.wheels = len(new)

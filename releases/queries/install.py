@@ -7,7 +7,7 @@ or ROCm variant, from the support the release's table documents, said as such.
 
 from django.conf import settings
 
-from releases.models import DEFAULT_VARIANT, Companion, Evidence, Library, Support, Wheel
+from releases.models import DEFAULT_VARIANT, Companion, Evidence, Library, Support
 from releases.queries.fields import VersionField
 from releases.queries.wheels import (
     Build,
@@ -133,7 +133,7 @@ def release_commands(release):
     """
     if not release.public_wheels:
         return None, []
-    newest = max(release.public_wheels, key=lambda w: w.torch_version_key).torch_version
+    newest = newest_version(release, release.public_wheels)
     found = {}
     for wheel in release.public_wheels:
         if wheel.torch_version == newest:
@@ -173,6 +173,7 @@ def documented_build(release, torch, build, of_version):
 
 
 def newest_version(release, wheels):
+    """The newest torch version of ``wheels`` (a release's), or its X.Y.0 where it has none."""
     if wheels:
         return max(wheels, key=lambda w: w.torch_version_key).torch_version
     return f"{release.version}.0"
@@ -201,12 +202,5 @@ def constraints(torch):
     if release is None:
         return None
     if torch.count(".") < 2:
-        newest = (
-            Wheel.objects.published()
-            .filter(release=release)
-            .order_by("-torch_version_key")
-            .values_list("torch_version", flat=True)
-            .first()
-        )
-        torch = newest or f"{release.version}.0"
+        torch = newest_version(release, of_torch(release, torch)[0])
     return release, torch, [f"torch=={torch}", *companion_pins(torch)]

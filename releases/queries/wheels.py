@@ -1,8 +1,9 @@
 """
 What was published, from the wheels the catalog recorded (``Wheel``): a release's wheels by
 torch version, whether a wheel exists for one combination (torch, Python, OS, architecture,
-variant) and the nearest that does, and the exact command that installs torch with its paired
-companions. The API (/api/install/, /api/check/, a release's item) and the pages read it here.
+variant) and the nearest that does, and where the tables and the wheels disagree on Python.
+The API (/api/check/, a release's item), the pages and the desk read it here; the install
+commands built on it are releases.queries.install's.
 """
 
 from dataclasses import dataclass
