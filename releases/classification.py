@@ -24,10 +24,16 @@ class Stability(models.TextChoices):
 
 
 class FeatureKind(models.TextChoices):
-    """What a release's entry announces: a capability, or that one is deprecated or removed."""
+    """
+    What a release's entry announces: a capability, that one is deprecated or removed, or a
+    notice (a "Non-Feature Updates" item: a release cadence, a new default CUDA, a pinned
+    Triton). A notice is shown with its release but is no feature: it is never counted, charted
+    or compared as one, and belongs to no track.
+    """
 
     FEATURE = "feature", "Feature"
     DEPRECATION = "deprecation", "Deprecation"
+    NOTICE = "notice", "Notice"
 
 
 # Higher is more mature; a feature with no stability has no rank and is never "promoted".

@@ -14,6 +14,7 @@ uninterrupted run of that stage (torch.fft: beta in 1.7, stable in 1.8 and after
 from django.db.models import Count, Q
 
 from releases.classification import NO_STAGE
+from releases.managers import counted
 from releases.models import Release, Stability, Track
 
 # The counts each release has, one for each stage and one for features given none.
@@ -30,7 +31,7 @@ def with_stage_counts(releases):
     ``stable_count``, ``beta_count``, ``prototype_count``, ``unstable_count`` and
     ``none_count``.
     """
-    public = Q(features__needs_approval=False)
+    public = Q(features__needs_approval=False) & counted("features__")
     return releases.annotate(
         **{
             f"{key}_count": Count(

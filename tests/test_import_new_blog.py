@@ -53,7 +53,7 @@ def test_a_translation_imports_as_its_english_original(areas):
         ("memory-report", Stability.UNSTABLE, "API-UNSTABLE", "feature", 57),
         ("faster-sort-kernels", Stability.UNSTABLE, "API-UNSTABLE", "feature", 62),
         ("legacy-exporter-is-now-deprecated", "", "", FeatureKind.DEPRECATION, 69),
-        ("default-cuda-version", "", "", "feature", 74),
+        ("default-cuda-version", "", "", "notice", 74),
     ]
     feature = Feature.objects.get(slug="fewer-graph-splits")
     assert feature.source_url == "https://example.org/blog/pytorch-3-7-release-blog/"
@@ -75,7 +75,7 @@ def test_an_html_article_imports_like_a_post(areas):
         ("overlap-for-tensor-parallel-matmuls", "unstable", "API-UNSTABLE", "feature", 47),
         ("checkpoint-resharding", "stable", "API-Stable", "feature", 54),
         ("python-3-10-support-removed", "", "", "deprecation", 63),
-        ("nightly-index-moves", "", "", "feature", 66),
+        ("nightly-index-moves", "", "", "notice", 66),
     ]
     ragged = Feature.objects.get(slug="ragged-attention")
     assert [(link.kind, link.url, link.source_line) for link in ragged.links.all()] == [
@@ -112,7 +112,7 @@ def test_a_reimport_keeps_an_editors_stage_label_and_kind(areas):
     feature.refresh_from_db()
     assert (feature.stage_label, feature.kind) == ("Unstated", FeatureKind.DEPRECATION)
     assert "default-cuda-version: stage_label 'Unstated' (the post says '')" in output
-    assert "default-cuda-version: kind 'deprecation' (the post says 'feature')" in output
+    assert "default-cuda-version: kind 'deprecation' (the post says 'notice')" in output
 
 
 def test_a_reimport_follows_the_post_where_the_importer_wrote_the_value(areas, tmp_path):
@@ -152,14 +152,16 @@ def test_a_feature_imported_before_labels_and_kinds_takes_them_from_the_post(are
 def test_compare_names_stage_label_and_kind_differences(areas):
     run(ARTICLE)
     Feature.objects.filter(slug="ragged-attention").update(stage_label="Beta")
-    Feature.objects.filter(slug="nightly-index-moves").update(kind=FeatureKind.DEPRECATION)
+    notice = Feature.objects.get(slug="nightly-index-moves")
+    notice.kind = FeatureKind.DEPRECATION  # a deprecation is a feature: it gets a track
+    notice.save()
     out = StringIO()
     with pytest.raises(CommandError, match="2 difference"):
         call_command("import_post", str(ARTICLE), "--compare", stdout=out)
     assert "ragged-attention: stage label 'Beta' in the catalog, 'API-Unstable' in the post" in (
         out.getvalue()
     )
-    assert "nightly-index-moves: kind 'deprecation' in the catalog, 'feature' in the post" in (
+    assert "nightly-index-moves: kind 'deprecation' in the catalog, 'notice' in the post" in (
         out.getvalue()
     )
 

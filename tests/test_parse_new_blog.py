@@ -370,7 +370,7 @@ def test_a_post_that_states_no_stage_announces_bold_names_under_topic_headings()
 # --- Non-Feature Updates and deprecations -----------------------------------------------------
 
 
-def test_non_feature_updates_are_features_with_no_stage():
+def test_non_feature_updates_are_notices_or_deprecations_with_no_stage():
     found = features(
         """
         ## API-UNSTABLE Features
@@ -422,7 +422,7 @@ def test_non_feature_updates_written_as_bold_names_or_bold_items():
     )
     assert [read(feature) for feature in bold_names] == [
         ("Ragged batches", "unstable", "API-UNSTABLE", "feature"),
-        ("Default CUDA version", None, "", "feature"),
+        ("Default CUDA version", None, "", "notice"),  # issue 41: a notice, no feature
         ("TorchScript is now deprecated", None, "", "deprecation"),
     ]
     bold_items = features(
@@ -439,7 +439,7 @@ def test_non_feature_updates_written_as_bold_names_or_bold_items():
     )
     assert [read(feature) for feature in bold_items] == [
         ("Ragged batches", "beta", "Beta", "feature"),
-        ("Nightly index moves", None, "", "feature"),
+        ("Nightly index moves", None, "", "notice"),
         ("Removal of the legacy exporter", None, "", "deprecation"),
     ]
 

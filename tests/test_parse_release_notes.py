@@ -253,7 +253,8 @@ def test_h3_entries_under_h2_areas():
     assert rows(notes) == [
         (12, "removal", "Widget Core", [900001]),
         (27, "bc-breaking", "Widget Core", [900003]),
-        (33, "bc-breaking", "Widget Compiler", [900004, 900005]),
+        (34, "bc-breaking", "Widget Compiler", [900004]),
+        (36, "bc-breaking", "Widget Compiler", [900005]),
         (40, "deprecation", "", []),
         (43, "deprecation", "", [900006]),
     ]
@@ -290,12 +291,14 @@ def test_code_blocks_are_skipped_hash_lines_and_all():
     assert [e.line for e in notes.entries if e.section == BC] == [3, 7, 19, 23]
 
 
-def test_a_heading_without_pull_request_whose_bullets_carry_them_is_one_entry():
-    notes = parse_release_notes(H3_UNDER_H2)
-    group = by_line(notes)[33]
-    assert group.title == "Some widget compiler options were renamed"
-    assert group.prs == [900004, 900005]
-    assert not {34, 36} & set(by_line(notes))
+def test_a_heading_without_pull_request_whose_bullets_carry_them_is_a_group():
+    # Issue 41: each change with its own pull request is its own entry, under the group's name.
+    entries = by_line(parse_release_notes(H3_UNDER_H2))
+    assert 33 not in entries
+    assert [(entries[n].prs, entries[n].group) for n in (34, 36)] == [
+        ([900004], "Some widget compiler options were renamed"),
+        ([900005], "Some widget compiler options were renamed"),
+    ]
 
 
 def test_bullets_inside_a_heading_entry_are_its_body():
@@ -410,7 +413,7 @@ def test_bullets_directly_under_the_section_heading():
     assert rows(notes) == [
         (6, "bc-breaking", "", [900041]),
         (11, "removal", "", [900042]),
-        (13, "bc-breaking", "", [900043, 900044]),
+        (13, "bc-breaking", "", [900044, 900043]),  # its own first (issue 41)
         (17, "deprecation", "", [900046]),
     ]
     entries = by_line(notes)
@@ -562,7 +565,9 @@ def test_answer_key_is_well_formed(version):
     assert "version" not in key and key["release"] == version
     source = key["source"]
     if version in FILE_KEY_VERSIONS:
-        assert source["repo"] == "meta-pytorch/torch-release-notes"
+        # Where the file's last commit is not at hand, a fork's copy that matches the
+        # published release page (2.8: the key's note says how that was decided).
+        assert source.get("fork_of", source["repo"]) == "meta-pytorch/torch-release-notes"
         assert source["path"] == f"{version}.0/final.md"
         assert re.fullmatch(r"[0-9a-f]{40}", source["commit"])
         assert source["url"] == (
@@ -576,10 +581,12 @@ def test_answer_key_is_well_formed(version):
     entries = key["entries"]
     fields = {"kind", "section", "area", "line", "apis", "replacement", "removed_in", "prs"}
     for entry in entries:
-        assert set(entry) == fields | {"label"}, entry
+        assert fields | {"label"} <= set(entry) <= fields | {"label", "group"}, entry
         assert entry["kind"] in KINDS
         assert entry["section"] in (BC, DEPRECATIONS, "Backwards Incompatible changes")
-        assert (entry["kind"] == "deprecation") == (entry["section"] == DEPRECATIONS), entry
+        # What the Deprecations section lists is a deprecation; a breaking-changes item may
+        # be one too, where its own words say so (2.8's grouped config options).
+        assert entry["section"] != DEPRECATIONS or entry["kind"] == "deprecation", entry
         assert isinstance(entry["line"], int) and entry["line"] > 0
         assert all(type(n) is int and n > 0 for n in entry["prs"]), entry
         assert len(set(entry["prs"])) == len(entry["prs"])
@@ -689,3 +696,50 @@ def test_the_accuracy_report_scores_notes_against_their_keys(tmp_path, capsys):
     # Line 8 is a removal, not a change (the key says otherwise); #900299 is not in the notes.
     assert "| 8.6 | 3 | 3 | 0 | 0 | 3/4 (75%) | 3/3 (100%) | 2/3 (67%) | 3/3 (100%) |" in out
     assert "Not scored (no <version>.md in" in out and out.rstrip().endswith("8.7")
+
+
+# Issue 41: a heading over changes that each cite their own pull request is a group, not an
+# entry; each change is a note of its own, its kind from its own words; an entry's own pull
+# request (the one closing its first line) comes before one its text only mentions.
+GROUPED = md(
+    """\
+# Backwards Incompatible Changes
+## Gadgets
+### A few gadget settings were renamed or removed
+- Setting `gadgets.config.turbo` is deprecated (#900301).
+Use `gadgets.config.speed` instead.
+- Setting `gadgets.config.old_name` is renamed to `gadgets.config.new_name` (#900302).
+- Setting `gadgets.config.legacy` has been removed (#900303).
+
+### Follow-up to #900310: `torch.gadgets.spin` checks its input ([#900311](PULL/900311))
+
+# Deprecations
+- `torch.gadgets.wobble` is deprecated ([#900320](PULL/900320))
+"""
+)
+
+
+def test_a_group_heading_gives_one_note_per_change_with_its_own_kind():
+    notes = parse_release_notes(GROUPED)
+    got = [(e.line, e.kind, e.group, e.prs, e.area) for e in notes.entries]
+    group = "A few gadget settings were renamed or removed"
+    assert got == [
+        (4, "deprecation", group, [900301], "Gadgets"),
+        (6, "bc-breaking", group, [900302], "Gadgets"),
+        (7, "removal", group, [900303], "Gadgets"),
+        (9, "bc-breaking", "", [900311, 900310], "Gadgets"),
+        (12, "deprecation", "", [900320], ""),
+    ]
+    assert notes.entries[0].replacement == "gadgets.config.speed"
+
+
+def test_a_heading_citing_its_own_pull_request_stays_one_entry_over_its_bullets():
+    text = md(
+        "# Backwards Incompatible Changes\n"
+        "### Sprocket defaults changed ([#900330](PULL/900330))\n"
+        "- `torch.sprocket.a` now defaults to 2 (#900331)\n"
+        "- `torch.sprocket.b` now defaults to 3 (#900332)\n"
+        "# Deprecations\n"
+    )
+    notes = parse_release_notes(text)
+    assert [(e.line, e.prs, e.group) for e in notes.entries] == [(2, [900330, 900331, 900332], "")]

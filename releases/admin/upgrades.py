@@ -40,6 +40,8 @@ class UpgradeNoteAdmin(CatalogAdmin):
         "slug",
         "kind",
         "area",
+        "area_reason",
+        "group",
         "section",
         "summary",
         "replacement",

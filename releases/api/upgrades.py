@@ -65,6 +65,16 @@ class UpgradeNoteSerializer(serializers.ModelSerializer):
     disputed = BlankAsNullCharField(
         allow_null=True, help_text="What another source says instead, and where; else null."
     )
+    area_reason = BlankAsNullCharField(
+        allow_null=True,
+        help_text="Why an editor chose the area where the notes give none; null for an area as "
+        "the notes write it.",
+    )
+    group = BlankAsNullCharField(
+        allow_null=True,
+        help_text="The heading the notes list it under with other changes, each with its own "
+        "pull request; null for a change listed alone.",
+    )
     source = NoteSourceSerializer(source="*")
 
     class Meta:
@@ -86,6 +96,8 @@ class UpgradeNoteSerializer(serializers.ModelSerializer):
             "disputed",
             "source",
             "updated_at",
+            "area_reason",
+            "group",
         ]
 
     def get_removed_in(self, note) -> str | None:

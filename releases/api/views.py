@@ -25,16 +25,14 @@ from releases.api.serializers import (
     ChangeLogSerializer,
     CompareSerializer,
     FeatureSerializer,
-    GraduationSerializer,
     LinkListSerializer,
     ReleaseDetailSerializer,
     ReleaseSerializer,
-    ReleaseStatsSerializer,
-    StateSerializer,
     TrackSerializer,
     feature_items,
     feature_values,
 )
+from releases.api.stats import GraduationSerializer, ReleaseStatsSerializer, StateSerializer
 from releases.api.upgrades import UpgradeNoteSerializer
 from releases.models import Area, Link, Release, Track
 from releases.queries import reading

@@ -26,6 +26,9 @@ How the Markdown is read:
 * An entry is a level-3 heading (or a level-2 one, as above) or a top-level ``-`` bullet outside
   a heading entry. Everything up to the next entry, area or section is its body: paragraphs,
   code, nested bullets, bullets under an entry heading, level-4 sub-headings.
+* A heading that cites no pull request over top-level bullets that each cite their own is a
+  group, not an entry: each bullet is an entry (its kind read from its own words, not the
+  heading's), with the heading's text as its ``group``.
 * A top-level bullet that cites no pull request, in itself or in its nested bullets, is a label
   when it is a lone short line followed at once by a bullet that cites one (it is skipped), an
   explanation of the entry above when that entry is a bullet of the same area citing one (it
@@ -33,6 +36,10 @@ How the Markdown is read:
 * Pull requests are links to ``github.com/pytorch/pytorch/pull/N``, and ``#N`` written without
   a link on the entry's first line, on a nested bullet's line or inside parentheses. A bare
   ``#N`` elsewhere in prose may be an issue: it is not counted, and is listed as a problem.
+  The entry's own pull requests (the citations closing its first line) come first, then those
+  its text only mentions, in order.
+* In "Backwards Incompatible Changes", an entry whose title says something is removed is a
+  removal, one that says something is deprecated a deprecation, any other a breaking change.
 """
 
 import re
@@ -60,6 +67,7 @@ BARE_NUMBER = re.compile(r"(?<![\w&/#])#(\d+)\b")
 CITATION = r"(?:\[[^\]]*\]\([^()\s]*\)|#\d+)"
 CITATION_GROUP = re.compile(rf"\(\s*{CITATION}(?:\s*[,;]\s*{CITATION})*\s*\)")
 
+DEPRECATION_WORDS = re.compile(r"\bdeprecat(?:e|es|ed|ing|ion)\b", re.IGNORECASE)
 REMOVAL_WORDS = re.compile(
     r"\b(?:remove|removes|removed|removing|removal|drop|drops|dropped|delete|deletes|deleted)\b",
     re.IGNORECASE,
@@ -110,6 +118,7 @@ class NoteEntry:
     removed_in: str = ""  # the version it says the thing is/was removed in, or ""
     prs: list = field(default_factory=list)  # pytorch/pytorch pull requests cited (ints)
     issues: list = field(default_factory=list)  # pytorch/pytorch issues linked (ints)
+    group: str = ""  # the heading over several entries it is listed under, as plain text
 
 
 @dataclass
@@ -128,6 +137,7 @@ class _Block:
     title: str  # the heading's or bullet's text, as written
     area: str
     body: list = field(default_factory=list)
+    group: str = ""
 
 
 def parse_release_notes(text: str) -> ReleaseNotes:
@@ -247,6 +257,7 @@ def _read_section(lines, in_code, headings, start, end, deprecations, notes):
         if current is not None:
             current.body.append(i)
 
+    blocks = [item for block in blocks for item in _split_group(lines, in_code, block)]
     kept = []
     for n, block in enumerate(blocks):
         cited = _citations(lines, in_code, block)
@@ -279,6 +290,25 @@ def _read_section(lines, in_code, headings, start, end, deprecations, notes):
 
     for block in kept:
         notes.entries.append(_entry(lines, in_code, block, section, deprecations, notes))
+
+
+def _split_group(lines, in_code, block):
+    """
+    A heading citing no pull request over top-level bullets that each cite their own: the
+    bullets, each a block of its own under the heading's name. Any other block: itself.
+    """
+    if not block.is_heading or _line_citations(block.title, first_line=True)[0]:
+        return [block]
+    group, items = plain_text(block.title), []
+    for i in block.body:
+        bullet = None if in_code[i] else _top_bullet(lines[i])
+        if bullet is not None:
+            items.append(_Block(i, False, 0, bullet, block.area, group=group))
+        elif items:
+            items[-1].body.append(i)
+    if len(items) < 2 or not all(_line_citations(item.title, True)[0] for item in items):
+        return [block]
+    return items
 
 
 def _h2_entries(lines, in_code, headings, start, end):
@@ -362,12 +392,24 @@ def _citations(lines, in_code, block):
             continue
         text = block.title if i == block.start else lines[i]
         first = i == block.start or bool(NESTED_BULLET.match(lines[i]) or TOP_BULLET.match(text))
-        for kind, numbers in zip(result, _line_citations(text, first), strict=True):
+        cited = _line_citations(text, first)
+        if i == block.start:  # its own pull requests first: those closing its first line
+            own = _line_citations(_closing_citations(text), True)[0]
+            cited = ([*own, *(n for n in cited[0] if n not in own)], *cited[1:])
+        for kind, numbers in zip(result, cited, strict=True):
             for number in numbers:
                 if number not in seen[kind]:
                     seen[kind].add(number)
                     result[kind].append((i, number))
     return result
+
+
+def _closing_citations(text):
+    """The citations in parentheses that close a line ("... (#123, #456)."), or ""."""
+    groups = list(CITATION_GROUP.finditer(_mask(text, CODE_SPAN)))
+    if groups and not re.search(r"[A-Za-z0-9`]", text[groups[-1].end() :]):
+        return groups[-1].group(0)
+    return ""
 
 
 def plain_text(text):
@@ -430,7 +472,7 @@ def _entry(lines, in_code, block, section, deprecations, notes):
     prose_lines = [block.title] + [lines[i].strip() for i in block.body if not in_code[i]]
     prose = " ".join(line for line in prose_lines if line)
     removed = REMOVED_IN.search(prose)
-    if deprecations:
+    if deprecations or (DEPRECATION_WORDS.search(title) and not REMOVAL_WORDS.search(title)):
         kind = "deprecation"
     else:
         kind = "removal" if REMOVAL_WORDS.search(title) else "bc-breaking"
@@ -445,6 +487,7 @@ def _entry(lines, in_code, block, section, deprecations, notes):
         removed_in=removed.group(1) if removed else "",
         prs=[number for _, number in cited["prs"]],
         issues=[number for _, number in cited["issues"]],
+        group=block.group,
     )
     if not entry.prs:
         notes.problems.append((entry.line, NO_PR))

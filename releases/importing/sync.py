@@ -203,7 +203,7 @@ class Plan:
             **self.source_of(parsed_feature),
         )
         validate(feature, parsed_feature.line, exclude=["release", "area", "track"])
-        feature.track = self.plan_track(feature)
+        feature.track = None if feature.is_notice else self.plan_track(feature)
         self.new_features.append(feature)
         self.report.created.append(f"{feature.slug} [{feature.stability or 'no stability'}]")
         if pending:
@@ -248,6 +248,8 @@ class Plan:
                 feature.area = area
             else:
                 setattr(feature, name, post[name])
+        if "kind" in changed:  # a notice has no track; a feature becoming one loses its own
+            feature.track = None if feature.is_notice else feature.track or self.plan_track(feature)
         if changed or previous != post or sourced:
             feature.imported_values = post
             validate(feature, parsed_feature.line, exclude=["release", "area", "track"])
@@ -450,6 +452,7 @@ class Plan:
                     "stage_source",
                     "stage_label",
                     "kind",
+                    "track",
                     "area",
                     "position",
                     "imported_values",

@@ -147,6 +147,7 @@ def plan(notes, release, source, source_url=""):
                 slug=slug,
                 kind=entry.kind,
                 area=entry.area[:100],
+                group=entry.group[:200],
                 section=entry.section[:100],
                 replacement=entry.replacement[:300],
                 removed_in=entry.removed_in,
@@ -165,7 +166,7 @@ def compare(entry, note, planning):
     differs = []
     if note.kind != entry.kind:
         differs.append(f"kind {note.kind} (the notes: {entry.kind})")
-    if note.area != entry.area:
+    if note.area != entry.area and not (note.area_reason and not entry.area):
         differs.append(f"area {note.area!r} (the notes: {entry.area!r})")
     if sorted(note.pull_requests) != sorted(entry.prs):
         differs.append(f"pull requests {note.pull_requests} (the notes: {entry.prs})")

@@ -15,6 +15,7 @@ from releases.managers.catalog import (
     StageClaimManager,
     TrackManager,
     count_of,
+    counted,
     model,
     version_bound,
 )
@@ -40,6 +41,7 @@ from releases.managers.upgrades import (
 __all__ = [
     "CatalogQuerySet",
     "count_of",
+    "counted",
     "model",
     "version_bound",
     "ReleaseManager",

@@ -24,7 +24,7 @@ from django.db.models.functions import Coalesce, Lower
 from django.utils import timezone
 
 from releases import versions, writes
-from releases.classification import ReleaseStatus, Stability
+from releases.classification import FeatureKind, ReleaseStatus, Stability
 from releases.slugs import unique_slug
 
 
@@ -72,8 +72,8 @@ def count_of(queryset):
     """How many rows a correlated ``queryset`` holds, as a subquery for ``annotate``."""
     counted = (
         queryset.order_by()
-        .annotate(group=Value(1))
-        .values("group")
+        .annotate(one_group=Value(1))
+        .values("one_group")
         .annotate(total=Count("pk", distinct=True))
         .values("total")
     )
@@ -102,9 +102,11 @@ class ReleaseQuerySet(CatalogQuerySet):
         return self.filter(version_key=versions.Version.parse(version).key)
 
     def with_feature_count(self):
-        """Annotate ``feature_count``: the features the public sees."""
+        """Annotate ``feature_count``: the features the public sees (notices are none)."""
         return self.annotate(
-            feature_count=Count("features", filter=Q(features__needs_approval=False))
+            feature_count=Count(
+                "features", filter=Q(features__needs_approval=False) & counted("features__")
+            )
         )
 
     def drafts(self):
@@ -215,7 +217,9 @@ class AreaQuerySet(CatalogQuerySet):
             if published_only
             else Q()
         )
-        return self.annotate(feature_count=Count("features", filter=condition))
+        return self.annotate(
+            feature_count=Count("features", filter=condition & counted("features__"))
+        )
 
     def published(self):
         """
@@ -327,7 +331,22 @@ class TrackManager(models.Manager.from_queryset(TrackQuerySet)):
         return self.create(name=feature.title, slug=slug, area=feature.area)
 
 
+def counted(prefix=""):
+    """
+    The condition for a feature that counts as one (every kind but a notice), its field named
+    from the model the query starts at: ``counted("features__")`` from a release's.
+    """
+    return ~Q(**{f"{prefix}kind": FeatureKind.NOTICE})
+
+
 class FeatureQuerySet(CatalogQuerySet):
+    def counted(self):
+        """What lists, counts, charts and compare take for features: every kind but notices."""
+        return self.filter(counted())
+
+    def notices(self):
+        return self.filter(kind=FeatureKind.NOTICE)
+
     def public(self):
         """Features an editor has not been asked to approve (whatever their release)."""
         return self.filter(needs_approval=False)

@@ -161,6 +161,16 @@ class Release(Timestamped):
         return f"PyTorch {self.version}"
 
     @property
+    def counted_features(self):
+        """Its features and deprecations (every kind but notices), from its prefetched features."""
+        return [feature for feature in self.features.all() if not feature.is_notice]
+
+    @property
+    def notices(self):
+        """What its announcement says beside its features, from its prefetched ``features``."""
+        return [feature for feature in self.features.all() if feature.is_notice]
+
+    @property
     def is_overdue(self):
         """Planned for a day that has passed, and still not seen on the package index."""
         return self.planned and self.release_date is not None and self.release_date < today()

@@ -63,7 +63,8 @@ class Feature(Timestamped, FromPost):
         max_length=12,
         choices=FeatureKind.choices,
         default=FeatureKind.FEATURE,
-        help_text="A feature, or the announcement that a capability is deprecated or removed.",
+        help_text="A feature; the announcement that a capability is deprecated or removed; or "
+        "a notice, shown with the release but never counted as a feature nor tracked.",
     )
     demotion_reason = models.TextField(
         blank=True,
@@ -83,10 +84,11 @@ class Feature(Timestamped, FromPost):
     track = models.ForeignKey(
         Track,
         on_delete=models.PROTECT,
+        null=True,
         blank=True,
         related_name="features",
         help_text="The capability this feature is one appearance of. Left empty, the feature "
-        "gets a track of its own.",
+        "gets a track of its own; a notice has none.",
     )
     needs_approval = models.BooleanField(
         default=False,
@@ -166,6 +168,12 @@ class Feature(Timestamped, FromPost):
                 condition=Q(kind__in=FeatureKind.values), name="feature_kind_valid"
             ),
             models.CheckConstraint(
+                condition=Q(kind=FeatureKind.NOTICE, track__isnull=True)
+                | (~Q(kind=FeatureKind.NOTICE) & Q(track__isnull=False)),
+                name="feature_tracked_unless_notice",
+                violation_error_message="A notice belongs to no track; a feature to one.",
+            ),
+            models.CheckConstraint(
                 condition=Q(position__lte=MAX_POSITION), name="feature_position_in_range"
             ),
             # A track appears once in a release: two features of one release are two
@@ -208,9 +216,15 @@ class Feature(Timestamped, FromPost):
         self.release_version_key = self.release.version_key
         self.search_text = text.searchable(self.title, self.summary)
         self.title_search = text.searchable(self.title)
-        if self.track_id is None:
+        if self.kind == FeatureKind.NOTICE:
+            self.track = None
+        elif self.track_id is None:
             track = self._meta.get_field("track").get_cached_value(self, default=None)
             self.track = track if track is not None and track.pk else Track.objects.create_for(self)
+
+    @property
+    def is_notice(self):
+        return self.kind == FeatureKind.NOTICE
 
     def natural_key(self):
         return (*self.release.natural_key(), self.slug)

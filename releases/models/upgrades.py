@@ -70,8 +70,20 @@ class UpgradeNote(Sourced):
     area = models.CharField(
         max_length=100,
         blank=True,
-        help_text="The release notes' area heading, as written: ONNX, torch.nn (empty where the "
-        "notes group none).",
+        help_text="The release notes' area heading, as written: ONNX, torch.nn. Where the notes "
+        "give none, the area an editor filed it under, with the reason (area_reason).",
+    )
+    area_reason = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text="Why an editor chose the area, where the notes give none: empty for an area "
+        "as written.",
+    )
+    group = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="The heading the notes list it under with other changes of their own (each "
+        "with its own pull request), as plain text; empty for a change listed alone.",
     )
     area_slug = models.SlugField(
         max_length=100, editable=False, default="", help_text="The area as ?area= names it."
@@ -160,6 +172,8 @@ class UpgradeNote(Sourced):
         super().clean()
         if not self.needs_review and not self.summary.strip():
             raise ValidationError({"summary": "Write its one-line summary before publishing it."})
+        if self.area_reason.strip() and not self.area.strip():
+            raise ValidationError({"area_reason": "Name the area this reason is for."})
         if self.pk and self.kind != UpgradeKind.DEPRECATION and self.removed_by.exists():
             raise ValidationError({"kind": "A removal links it: it stays a deprecation."})
         if self.removes_id is None or self.release_id is None:

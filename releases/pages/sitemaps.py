@@ -9,7 +9,7 @@ from releases.models import Release, Track
 class PageSitemap(Sitemap):
     def items(self):
         return ["page-home", "page-releases", "page-tracks", "page-matrix", "page-compare",
-                "page-features", "page-graduation", "page-stages"]  # fmt: skip
+                "page-features", "page-graduation", "page-stages", "page-sources"]  # fmt: skip
 
     def location(self, item):
         return reverse(item)

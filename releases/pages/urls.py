@@ -18,6 +18,7 @@ urlpatterns = [
     path("features/", views.feature_list, name="page-features"),
     path("graduation/", tracks.graduation, name="page-graduation"),
     path("stages/", views.stages, name="page-stages"),
+    path("sources/", views.sources, name="page-sources"),
     path("compatibility/", compat.compatibility, name="page-compatibility"),
     path("upgrade/", upgrades.upgrade, name="page-upgrade"),
     path("deprecations/", upgrades.deprecations, name="page-deprecations"),

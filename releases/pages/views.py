@@ -50,6 +50,7 @@ from releases.queries.fields import values_of
 from releases.queries.filtersets import FACET_FIELDS
 from releases.queries.forms import CompareForm
 from releases.queries.params import reject_bad_query
+from releases.queries.sources import catalog_sources, open_disputes
 from releases.tracks import upgrade_between
 
 # The state page shows every track as of a version on one page (a few hundred at most).
@@ -142,10 +143,13 @@ def release_detail(request, version):
     moved = canonical.redirect_to_canonical(request, release, version, "page-release")
     if moved:
         return moved
-    groups = {}
+    groups, notices = {}, []
     # Who corrected what the post says, and when: one history query for the page.
     for feature in provenance.mark_edits(release.features.all()):
-        groups.setdefault(feature.area, []).append(feature)
+        if feature.is_notice:
+            notices.append(feature)
+        else:
+            groups.setdefault(feature.area, []).append(feature)
         for link in feature.links.all():  # a broken link offers its archived copy
             link.archive = archived_url(link.url, release.release_date) if link.is_broken else None
     return render(
@@ -154,7 +158,8 @@ def release_detail(request, version):
         {
             "release": release,
             "groups": sorted(groups.items(), key=lambda item: item[0].name.lower()),
-            "news": whats_new(release.features.all()),
+            "notices": notices,
+            "news": whats_new(feature for group in groups.values() for feature in group),
             "runs_on": compat.runs_on(release),
             "wheels": wheels.summary(release.public_wheels),
             "install": install.release_commands(release),
@@ -318,6 +323,22 @@ def feature_list(request):
             "query": query.urlencode(),
             "api_url": api_url("feature-list", query),
             "claim": StageSource.CLAIM,
+        },
+    )
+
+
+@checks_query
+def sources(request):
+    """Every source the catalog reads, pinned or dated, what it gave, and what is disputed."""
+    takes_no_query(request)
+    found = catalog_sources()
+    return render(
+        request,
+        "pages/sources.html",
+        {
+            "sources": found,
+            "pinned": sum(source.pinned for source in found),
+            "disputes": open_disputes(),
         },
     )
 

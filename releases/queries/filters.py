@@ -133,11 +133,18 @@ class VersionListFilter(Declared, django_filters.Filter):
 class ChoiceListFilter(Declared, django_filters.Filter):
     field_class = ChoiceListField
 
-    def __init__(self, *args, allowed, translate=None, **kwargs):
+    def __init__(self, *args, allowed, translate=None, left_out=(), **kwargs):
         self.translate = translate or {}
+        # Where the query names no choice: all but these (a notice is no feature). Left out
+        # rather than chosen, so that the list keeps the index that gives its order.
+        self.left_out = list(left_out)
+        if self.left_out:  # so that it filters a query that does not name it too
+            self.always = True
         super().__init__(*args, allowed=allowed, **kwargs)
 
     def filter(self, qs, value):
+        if not value and self.left_out:
+            return qs.exclude(**exact_or_in(self.field_name, self.left_out))
         if not value:
             return qs
         chosen = [self.translate.get(item, item) for item in value]

@@ -125,8 +125,10 @@ class FeatureFilterSet(CatalogFilterSet):
     )
     kind = ChoiceListFilter(
         allowed=FeatureKind.values,
-        help_text="feature, or deprecation (an announcement that a capability is deprecated or "
-        "removed); or both comma-separated.",
+        left_out=[FeatureKind.NOTICE],
+        help_text="feature, deprecation (an announcement that a capability is deprecated or "
+        "removed) or notice (a release's non-feature update: a cadence, a new default CUDA); "
+        "several comma-separated. Default: feature,deprecation, since a notice is no feature.",
     )
     has_missing_links = StrictBooleanFilter(
         method="filter_has_missing_links",

@@ -17,7 +17,7 @@ from django.urls import get_urlconf, reverse
 API_URLS = [("releases:api-root", {}), ("feed-releases", {}), ("badge-track-svg", {"slug": "x"})]
 HOME_URL = "page-home"
 PAGE_URLS = ["page-releases", "page-tracks", "page-matrix", "page-compare", "page-features",
-             "page-graduation", "page-stages", "sitemap"]  # fmt: skip
+             "page-graduation", "page-stages", "page-sources", "sitemap"]  # fmt: skip
 # The pages whose URL takes an argument: (name, an argument to reverse it with).
 PAGE_URLS_WITH_ARGUMENTS = [("page-constraints", {"version": "2.5"})]
 

@@ -13,8 +13,9 @@ Blocks to features: the headings form a tree of sections, and the tree gives the
   (``* **(Prototype) Name** - ...``) are features of their own.
 * "Experimental", PyTorch's name for Beta before 1.6, is read as Beta; from 2.8 on,
   "API-Unstable" is ``unstable`` and "API-Stable" ``stable``, in tags and sections alike.
-* What a "Non-Feature Updates" section lists are entries with no stage; one whose title says
-  something is deprecated or removed is a deprecation (so is any such title elsewhere).
+* What a "Non-Feature Updates" section lists are notices (a cadence, a new default, a pinned
+  dependency: no stage, no track); one whose title says something is deprecated or removed
+  is a deprecation (so is any such title elsewhere).
 
 Every feature keeps the stage as the post wrote it (``stage_label``).
 
@@ -37,7 +38,7 @@ from .labels import (
 )
 from .links import describe_link, link_problem, links_of, resolve_url
 from .opening import summary_table
-from .results import DEPRECATION, FEATURE, SECTION, TAG, ParsedFeature, ParsedLink
+from .results import DEPRECATION, FEATURE, NOTICE, SECTION, TAG, ParsedFeature, ParsedLink
 from .stage_claims import CLAIM_MATCH
 
 # Sections that are never features: events, community news, sign-offs. (A deprecation is
@@ -66,9 +67,14 @@ DEPRECATION_RE = re.compile(
 STAGELESS = Stage("")
 
 
-def kind_of(title):
-    """DEPRECATION for a title that announces something deprecated or removed, else FEATURE."""
-    return DEPRECATION if DEPRECATION_RE.search(title) else FEATURE
+def kind_of(title, notice=False):
+    """
+    DEPRECATION for a title that announces something deprecated or removed, else FEATURE, or
+    NOTICE for what a "Non-Feature Updates" section lists (``notice``).
+    """
+    if DEPRECATION_RE.search(title):
+        return DEPRECATION
+    return NOTICE if notice else FEATURE
 
 
 def build_tree(items):
@@ -176,6 +182,7 @@ class FeatureCollector:
         self.base_url = base_url
         self.feature_level, self.level_from_leaves = feature_level
         self.features = []
+        self.listing_notices = False  # inside a "Non-Feature Updates" section
         self.skipped = []
         self.owner = {}  # id(block) -> the feature whose text it is
         self.section = ""  # the heading of the section being read: a feature's provenance
@@ -203,7 +210,7 @@ class FeatureCollector:
                 left_out=left_out,
                 section=self.section,
                 stage_label=label_of(stability),
-                kind=kind_of(title),
+                kind=kind_of(title, notice=self.listing_notices),
             )
         )
 
@@ -262,10 +269,11 @@ class FeatureCollector:
         # A container: an area, a stability section, or a tagged heading over a list of
         # bold feature items; what it holds are the features.
         outer, self.section = self.section, heading.text
+        notices, self.listing_notices = self.listing_notices, self.listing_notices or lists_no_stage
         self.add_inline(section.blocks, area, stability)
         for child in section.children:
             self.visit(child, area, stability, top_level)
-        self.section = outer
+        self.section, self.listing_notices = outer, notices
 
     def add_table_only(self, blocks):
         """

@@ -29,8 +29,9 @@ class ParsedLink:
 # section it is listed under ("Prototype Features").
 # An untagged feature whose own prose states its stage ("X is in beta") takes it from there.
 TAG, SECTION, CLAIM = "tag", "section", "claim"
-# What an entry announces: a capability, or that one is deprecated or removed.
-FEATURE, DEPRECATION = "feature", "deprecation"
+# What an entry announces: a capability, that one is deprecated or removed, or a notice (what a
+# "Non-Feature Updates" section lists).
+FEATURE, DEPRECATION, NOTICE = "feature", "deprecation", "notice"
 
 
 @dataclass
@@ -50,7 +51,7 @@ class ParsedFeature:
     # The stage as the post wrote it ("Beta", "API-Unstable", "API-UNSTABLE"): the tag's
     # words, the section's, or those of the line under its heading; "" without stability.
     stage_label: str = ""
-    kind: str = FEATURE  # FEATURE, or DEPRECATION for "X is deprecated", "Removal of Y"
+    kind: str = FEATURE  # DEPRECATION for "X is deprecated", "Removal of Y"; NOTICE; FEATURE
 
 
 @dataclass
