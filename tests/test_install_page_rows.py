@@ -64,3 +64,28 @@ def test_every_build_of_the_page_is_published_and_installs_with_its_pins(client,
     }
     assert wrong == {}
     assert len(ROWS) > 100 and {torch for torch, _ in ROWS} >= {"2.3.1", "1.12.1", "1.7.0"}
+
+
+def test_releases_filter_by_os_and_accelerator_on_one_wheel(full_catalog, client):
+    """Issue 41: "which releases had CUDA 10.2 builds on Windows" has an answer. An OS and an
+    accelerator asked together are one published wheel's (install page or index); each alone
+    is a documented support row or a wheel."""
+
+    def versions(query):
+        body = client.get(f"/api/releases/?{query}&page_size=100").json()
+        return {item["version"] for item in body["results"]}
+
+    def minor(torch):
+        return ".".join(torch.split(".")[:2])
+
+    windows_cu102 = {
+        minor(torch)
+        for torch, build in ROWS
+        if build["variant"] == "cu102" and "windows" in oses(build)
+    }
+    assert (
+        versions("cuda=10.2&os=windows") == windows_cu102 == {"1.8", "1.9", "1.10", "1.11", "1.12"}
+    )
+    assert versions("cuda=10.2&os=macos") == set()
+    assert versions("rocm=5.1.1&os=linux") == {"1.12"}
+    assert versions("rocm=5.1.1&os=windows") == set()

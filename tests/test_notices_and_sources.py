@@ -154,3 +154,17 @@ def test_a_draft_source_never_reaches_the_sources_page(catalog, client):
 
 def test_the_sources_page_takes_no_query(catalog, client):
     assert client.get("/sources/?x=1").status_code == 400
+
+
+def test_the_version_facts_of_notices_are_compatibility_rows(full_catalog, client):
+    """2.13's notices pin Triton 3.7.1 and update oneDNN to 3.12: rows of what it builds with,
+    sourced to the notice's line of the post."""
+    platforms = client.get("/api/releases/2.13/").json()["platforms"]
+    assert [row["version"] for row in platforms["triton"]] == ["3.7.1"]
+    assert [row["version"] for row in platforms["onednn"]] == ["3.12"]
+    triton = Support.objects.get(release__version="2.13", kind="triton")
+    notice = Feature.objects.notices().get(release__version="2.13", slug="triton")
+    assert (triton.source_url, triton.source_line) == (notice.source_url, notice.source_line)
+    body = client.get("/releases/2.13/").content.decode()
+    runs_on = body[body.index('id="runs-on"') :]
+    assert "Triton" in runs_on and "3.7.1" in runs_on

@@ -52,6 +52,8 @@ class PlatformsSerializer(serializers.Serializer):
     rocm = SupportSerializer(many=True, help_text="ROCm versions.")
     cuda_arch = SupportSerializer(many=True, help_text="CUDA architectures (compute capability).")
     os = SupportSerializer(many=True, help_text="Operating systems.")
+    triton = SupportSerializer(many=True, help_text="The Triton version it pins, where stated.")
+    onednn = SupportSerializer(many=True, help_text="The oneDNN version it builds with.")
 
     def to_representation(self, release):
         grouped = {kind: [] for kind in SupportKind.values}

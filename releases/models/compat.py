@@ -32,6 +32,10 @@ class SupportKind(models.TextChoices):
     ROCM = "rocm", "ROCm"
     CUDA_ARCH = "cuda_arch", "CUDA architecture"
     OS = "os", "Operating system"
+    # The versions of what a release builds with that its announcement states (a notice's
+    # facts: 2.13 pins Triton 3.7.1 and updates oneDNN to 3.12).
+    TRITON = "triton", "Triton"
+    ONEDNN = "onednn", "oneDNN"
 
 
 class SupportLevel(models.TextChoices):
@@ -293,6 +297,15 @@ class Evidence(models.TextChoices):
 
     INDEX = "index", "Read from the package index's files"
     INSTALL_PAGE = "install_page", "An install command PyTorch published"
+
+
+def accelerator_variant(kind, version):
+    """The wheel variant of a CUDA or ROCm version, as the indexes name it: CUDA 12.4 is cu124,
+    ROCm 6.2 rocm6.2."""
+    numbers = version.split(".")
+    if kind == SupportKind.CUDA:
+        return "cu" + "".join(numbers[:2])
+    return "rocm" + ".".join(numbers[:2])
 
 
 # The variant of the wheels the main index (PyPI) serves, which name none of their own.

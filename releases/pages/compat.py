@@ -10,7 +10,7 @@ from django.urls import reverse
 from icalendar import Calendar, Event
 from rest_framework.exceptions import ValidationError
 
-from releases.models import Library, PatchRelease, Release, ScheduleDate
+from releases.models import Library, PatchRelease, Release, ScheduleDate, SupportKind
 from releases.pages import badges
 from releases.pages.common import api_url, checks_query, takes_no_query
 from releases.pages.tracks import BADGE_TYPES
@@ -228,8 +228,12 @@ def python_badge(request, version, kind):
     return HttpResponse(badges.svg(badge), content_type=BADGE_TYPES[kind], status=status)
 
 
-KIND_LABELS = {"python": "Python", "cxx": "C++", "cuda": "CUDA", "rocm": "ROCm"}
-KIND_LABELS |= {"cuda_arch": "CUDA architectures", "os": "Operating systems"}
+# Each kind under its own name, in the order declared; a few shorter or plural on the page.
+KIND_LABELS = dict(SupportKind.choices) | {
+    "cxx": "C++",
+    "cuda_arch": "CUDA architectures",
+    "os": "Operating systems",
+}
 
 
 def runs_on(release):

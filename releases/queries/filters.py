@@ -13,6 +13,8 @@ from rest_framework.exceptions import ValidationError
 
 from releases import adapters, memory, text, versions
 from releases.managers import version_bound
+from releases.models import Support, SupportKind, Wheel
+from releases.models.compat import accelerator_variant
 from releases.queries.fields import (
     APIPrefixField,
     BoundedDateTimeField,
@@ -77,6 +79,10 @@ class AsOfFilter(VersionFilter):
         return qs.for_api(as_of=value or None)
 
 
+# What a published wheel can show a release was built for (SupportFilter.built).
+BUILT_BY = ("os", "cuda", "rocm")
+
+
 class SupportFilter(Declared, django_filters.CharFilter):
     """Releases that support this version of ``kind`` (a stable or an experimental build)."""
 
@@ -91,9 +97,32 @@ class SupportFilter(Declared, django_filters.CharFilter):
     def filter(self, qs, value):
         if not value:
             return qs
-        supports = qs.model.supports.rel.related_model.objects.published()
-        found = supports.filter(release=OuterRef("pk"), kind=self.kind, version__iexact=value)
-        return qs.filter(Exists(found))
+        found = Exists(
+            Support.objects.published().filter(
+                release=OuterRef("pk"), kind=self.kind, version__iexact=value
+            )
+        )
+        built = self.built(value)
+        return qs.filter(found | Exists(built) if built is not None else found)
+
+    def built(self, value):
+        """
+        The published wheels that show the release was built for ``value`` (an OS, a CUDA, a
+        ROCm), or None where wheels tell nothing (Python, an architecture). An OS and an
+        accelerator asked together must be one wheel's: CUDA 10.2 builds on Windows.
+        """
+        if self.kind not in BUILT_BY:
+            return None
+        asked = {self.kind: value, **self.parent.form.cleaned_data}
+        wheels = Wheel.objects.published().filter(release=OuterRef("pk"))
+        if asked.get(SupportKind.OS):
+            wheels = wheels.filter(platform__startswith=f"{asked[SupportKind.OS].lower()}-")
+        for kind in (SupportKind.CUDA, SupportKind.ROCM):
+            if asked.get(kind) and (self.kind == kind or self.kind == SupportKind.OS):
+                # ROCm's indexes name it in full where the install page did (rocm5.1.1).
+                named = {accelerator_variant(kind, asked[kind]), f"{kind}{asked[kind]}"}
+                wheels = wheels.filter(variant__in=named)
+        return wheels
 
 
 class APIPrefixFilter(Declared, django_filters.CharFilter):

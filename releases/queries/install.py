@@ -8,6 +8,7 @@ or ROCm variant, from the support the release's table documents, said as such.
 from django.conf import settings
 
 from releases.models import DEFAULT_VARIANT, Companion, Evidence, Library, Support
+from releases.models.compat import accelerator_variant
 from releases.queries.fields import VersionField
 from releases.queries.wheels import (
     Build,
@@ -32,10 +33,7 @@ class InstallForm(BuildForm):
 
 def variant_of(support):
     """The variant name of a documented CUDA or ROCm version: 12.4 is cu124."""
-    numbers = support.version.split(".")
-    if support.kind == "cuda":
-        return "cu" + "".join(numbers[:2])
-    return "rocm" + ".".join(numbers[:2])
+    return accelerator_variant(support.kind, support.version)
 
 
 def index_url(variant):
