@@ -7,25 +7,32 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, reverse_lazy
 
+from releases.surfaces import ADMIN, API, on
+
 urlpatterns = [
     # First: the API is what most requests ask for, and URLs are tried in order.
-    path("api/", include("releases.api.urls")),
+    on(API, path("api/", include("releases.api.urls"))),
     path("", include("releases.pages.urls")),
     # The one-time link `create_editor NAME --no-input` prints: set a password, then sign in.
-    path(
-        "admin/password-set/<uidb64>/<token>/",
-        auth_views.PasswordResetConfirmView.as_view(
-            success_url=reverse_lazy("password-set-done"),
-            extra_context={"site_header": "PyTorch Release Catalog"},
-        ),
-        name="password-set",
+    *on(
+        ADMIN,
+        [
+            path(
+                "admin/password-set/<uidb64>/<token>/",
+                auth_views.PasswordResetConfirmView.as_view(
+                    success_url=reverse_lazy("password-set-done"),
+                    extra_context={"site_header": "PyTorch Release Catalog"},
+                ),
+                name="password-set",
+            ),
+            path(
+                "admin/password-set/done/",
+                auth_views.PasswordResetCompleteView.as_view(),
+                name="password-set-done",
+            ),
+            path("admin/", admin.site.urls),
+        ],
     ),
-    path(
-        "admin/password-set/done/",
-        auth_views.PasswordResetCompleteView.as_view(),
-        name="password-set-done",
-    ),
-    path("admin/", admin.site.urls),
 ]
 
 # JSON errors under /api/ and /feeds/, like the API's own; Django's pages elsewhere.

@@ -9,6 +9,7 @@ class ReleasesConfig(AppConfig):
     verbose_name = "Release catalog"
 
     def ready(self):
+        from releases import surfaces  # noqa: F401 (registers its system check)
         from releases.editors import ensure_editors_group
         from releases.public_log import start
 

@@ -20,9 +20,12 @@ revision.
 """
 
 import functools
+import re
 from contextlib import contextmanager
 from contextvars import ContextVar
+from urllib.parse import urlsplit
 
+from django.core.exceptions import ValidationError
 from django.db import models, router, transaction
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
@@ -190,6 +193,42 @@ def claim(model, instance, expected, using):
     return None
 
 
+# The only schemes a stored URL may have: a link must lead to a web page, never run a script
+# (javascript:) or carry its own content (data:), whoever writes it (fixtures, importers, the
+# admin, the shell).
+WEB_SCHEMES = ("http", "https")
+
+
+# Stored text never holds a control character (C0 but tab, line feed and carriage return;
+# DEL); a one-line field (a CharField: a title, a label) holds no line break either.
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+LINE_BREAK = re.compile(r"[\r\n\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def prepare(instance):
+    """What every write does before it writes a row: derive its columns (``prepare_save``);
+    refuse a URL of any scheme but http and https, a control character in text, a line break
+    in a one-line field (a ValidationError naming the field)."""
+    instance.prepare_save()
+    for field in instance._meta.concrete_fields:
+        if isinstance(field, models.CharField | models.TextField):
+            value = getattr(instance, field.attname)
+            one_line = isinstance(field, models.CharField)
+            found = isinstance(value, str) and (LINE_BREAK if one_line else CONTROL).search(value)
+            if found:
+                where = f"U+{ord(found.group()):04X} at character {found.start() + 1}"
+                fix = "write it on one line" if one_line else "remove it"
+                message = f"Holds a control character ({where}): {fix}."
+                raise ValidationError({field.name: [message]})
+        if isinstance(field, models.URLField):
+            value = getattr(instance, field.attname) or ""
+            scheme = urlsplit(value.strip()).scheme.lower()
+            if value and scheme not in WEB_SCHEMES:
+                raise ValidationError(
+                    {field.name: [f"Only http and https URLs are stored; got {value[:40]!r}."]}
+                )
+
+
 def save(instance, base_save, *args, **kwargs):
     """``Model.save()``: write the instance if anything changed, then record it."""
     model = type(instance)
@@ -241,7 +280,7 @@ def update(queryset, values, base_update):
         rows = base_update(**values)
         changed = []
         for obj in fetch(model, ids, using):
-            obj.prepare_save()  # derived columns follow what the update changed
+            prepare(obj)  # derived columns follow what the update changed
             if changed_fields(before[obj.pk], snapshot(obj)):
                 changed.append(obj)
         if changed:
@@ -272,7 +311,7 @@ def write_bulk_update(model, objects, fields, base_bulk_update, using, args, kwa
     """bulk_update's writes, once the versions are checked."""
     before = {obj.pk: snapshot(obj) for obj in fetch(model, [o.pk for o in objects], using)}
     for obj in objects:
-        obj.prepare_save()
+        prepare(obj)
     changed = [obj for obj in objects if changed_fields(before[obj.pk], snapshot(obj))]
     if not changed:
         return 0

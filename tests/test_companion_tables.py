@@ -66,3 +66,19 @@ def test_the_pythons_of_1_0_to_1_9_come_from_the_table_with_its_line(client, ful
     assert "up to 3.8" in python["3.9"]["disputed"]  # the LTS patch's limit
     assert item["python_range"] == {"min": "3.6", "max": "3.9"}
     assert client.get("/api/releases/1.1/").json()["python_range"] == {"min": "2.7", "max": "3.7"}
+
+
+def test_2_14_pairs_with_the_torchvision_its_documents_name(full_catalog, client):
+    """Issue 41: the newest release had no companions; its post and its release notes both
+    name torchvision 0.29.0. Each pairing of the key is the API's, sourced to a pinned line."""
+    keys = Path(__file__).resolve().parent / "answer_keys"
+    key = json.loads((keys / "companions-2.14.json").read_text(encoding="utf-8"))
+    companions = client.get("/api/releases/2.14/").json()["companions"]
+    for pairing in key["pairings"]:
+        found = [c for c in companions if c["library"] == pairing["library"]]
+        assert [c["version"] for c in found] == [pairing["version"]]
+        first = pairing["sources"][0]
+        assert found[0]["source"]["url"] == (
+            f"https://github.com/{first['repo']}/blob/{first['commit']}/{first['path']}"
+        )
+        assert len(pairing["sources"]) == 2  # two documents agree: not held back

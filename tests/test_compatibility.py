@@ -497,3 +497,10 @@ def test_the_1_8_long_term_support_line_is_in_the_lifecycle_and_its_page(full_ca
         "Long-term support, ended 10 November 2022."
         in client.get("/releases/1.8/").content.decode()
     )
+
+
+def test_a_byte_order_mark_is_read_as_nothing(db, sample):
+    """Issue 42: a table saved with a BOM reads as the same table, not "no table found"."""
+    sample.write_text("\ufeff" + sample.read_text(encoding="utf-8"), encoding="utf-8")
+    out = run(sample, "--dry-run")
+    assert "add 9.2: Python 3.16t (experimental)" in out

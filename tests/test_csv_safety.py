@@ -8,6 +8,7 @@ import csv
 import io
 
 import pytest
+from django.core.exceptions import ValidationError
 
 from releases.api.exports import csv_cell
 from tests.factories import AreaFactory, FeatureFactory, LinkFactory, ReleaseFactory
@@ -29,7 +30,9 @@ def row_where(table, column, value):
     return row
 
 
-@pytest.mark.parametrize("formula", FORMULAS)
+# A carriage return can no longer be stored in a title (issue 42: one-line fields hold no line
+# break), so the titles tried are the rest; csv_cell neutralises it all the same (below).
+@pytest.mark.parametrize("formula", [formula for formula in FORMULAS if "\r" not in formula])
 def test_a_feature_title_that_starts_a_formula_is_neutralised(client, db, formula):
     feature = FeatureFactory(title=formula)
     row = row_where(rows(client, "/api/features/"), "slug", feature.slug)
@@ -48,13 +51,13 @@ def test_a_link_label_that_starts_a_formula_is_neutralised(client, db):
     assert row["label"] == "'@SUM(1+1)*cmd|' /C calc'!A0"
 
 
-def test_a_link_url_that_starts_a_formula_is_neutralised_in_links_and_features(client, db):
-    link = LinkFactory(url=EVIL)
+def test_a_formula_cannot_be_stored_as_a_url_and_a_label_is_neutralised(client, db):
+    # Issue 42: only http and https URLs are stored, so no URL can begin a formula.
+    with pytest.raises(ValidationError, match="Only http and https"):
+        LinkFactory(url=EVIL)
+    link = LinkFactory(label=EVIL)
     row = row_where(rows(client, "/api/links/"), "feature", link.feature.slug)
-    assert row["url"] == "'" + EVIL
-    # A feature's links column starts with its first link's URL.
-    row = row_where(rows(client, "/api/features/"), "slug", link.feature.slug)
-    assert row["links"] == "'" + EVIL
+    assert row["label"] == "'" + EVIL
 
 
 def test_a_track_name_that_starts_a_formula_is_neutralised(client, db):

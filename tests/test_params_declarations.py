@@ -11,16 +11,16 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import include, path
 
 from config.urls import urlpatterns as product_urlpatterns
+from releases import surfaces
 from releases.api import views
 from releases.api.pagination import StrictPageNumberPagination
 from releases.queries.filtersets import FeatureFilterSet, StateFilterSet
 from releases.queries.pagination import CachedCountPaginator
 from releases.queries.reading import MULTI_VALUED
-from releases.web import surfaces
 
 # The catalog's URLconf with the API elsewhere, for test_the_api_prefix_follows_the_urlconf.
 urlpatterns = [
-    path("v1/", include("releases.api.urls")),
+    surfaces.on(surfaces.API, path("v1/", include("releases.api.urls"))),
     *(pattern for pattern in product_urlpatterns if str(pattern.pattern) != "api/"),
 ]
 

@@ -580,3 +580,18 @@ def test_an_article_without_features_is_refused():
 def test_an_article_without_a_title_is_refused():
     with pytest.raises(PostError, match="no title"):
         parse_post("<html><body><h2>[Beta] X</h2></body></html>")
+
+
+def test_an_article_nested_beyond_reason_is_refused_in_one_line():
+    """Issue 42: 100,000 nested <div>s end in a PostError, not a RecursionError's traceback."""
+    depth = 100_000
+    page = (
+        "<html><head><title>PyTorch 9.1 Release Blog</title></head><body><article><h1>PyTorch "
+        "9.1 Release Blog</h1>"
+        + "<div>" * depth
+        + "x"
+        + "</div>" * depth
+        + "</article></body></html>"
+    )
+    with pytest.raises(PostError, match="nests its elements too deeply"):
+        parse_post(page, filename="9-1.html")

@@ -523,3 +523,14 @@ def test_a_merge_takes_the_notes_of_the_track_it_empties(full_catalog):
     tracks.merge(features, into)
     note.refresh_from_db()
     assert note.track == into and not Track.objects.filter(pk=onnx.pk).exists()
+
+
+def test_a_byte_order_mark_is_read_and_a_nul_refused(gadgets):
+    """Issue 42: a file that begins with a BOM reads as without one; a NUL is refused by line."""
+    gadgets.write_text("\ufeff" + SAMPLE, encoding="utf-8")
+    out, _ = run(gadgets, "--release", "9.4", "--dry-run")
+    assert "total            5     5" in out
+    gadgets.write_text(SAMPLE.replace("Gadget Core", "Gadget\x00Core", 1), encoding="utf-8")
+    with pytest.raises(CommandError, match=r":\d+: a control character \(U\+0000\)"):
+        run(gadgets, "--release", "9.4")
+    assert not UpgradeNote.objects.filter(release__version="9.4").exists()

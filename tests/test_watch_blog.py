@@ -624,3 +624,22 @@ def test_administrators_read_what_the_watch_found_and_change_none_of_it(stand_in
     assert admin_client.get(reverse("admin:releases_blogannouncement_add")).status_code == 403
     feeds = admin_client.get(reverse("admin:releases_blogfeed_changelist"))
     assert stand_in.url("/feed/") in feeds.content.decode()
+
+
+@pytest.mark.parametrize(
+    "url, same",
+    [
+        ("https://pytorch.org/blog/x/", True),
+        ("https://pytorch.org:443/blog/x/", True),
+        ("https://PYTORCH.org/blog/x/", True),
+        ("https://pytorch.org:8443/blog/x/", False),  # another port of the same host
+        ("http://pytorch.org/blog/x/", False),  # another scheme
+        ("https://pytorch.org:99999/blog/x/", False),  # no port at all
+        ("https://evil.example/blog/x/", False),
+    ],
+)
+def test_same_site_compares_scheme_host_and_port(url, same):
+    """Issue 42: an entry on another port of the feed's host is not downloaded."""
+    from releases.importing.feed import same_site
+
+    assert same_site(url, "https://pytorch.org/feed.xml") is same

@@ -87,6 +87,22 @@ def published_date(item):
     return dt.date(*stamp[:3]) if stamp else None
 
 
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def origin(url):
+    """(scheme, host, port) of ``url``, the port filled in where the URL leaves it out."""
+    parts = urllib.parse.urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:  # a port that is no number, or out of range: no origin at all
+        return None
+    scheme = parts.scheme.lower()
+    return scheme, parts.hostname, port or DEFAULT_PORTS.get(scheme)
+
+
 def same_site(url, feed_url):
-    """Whether ``url`` is on the feed's own host (the only one posts are downloaded from)."""
-    return urllib.parse.urlsplit(url).hostname == urllib.parse.urlsplit(feed_url).hostname
+    """Whether ``url`` is on the feed's own site: the same scheme, host and port (the only
+    origin posts are downloaded from)."""
+    mine = origin(url)
+    return mine is not None and mine == origin(feed_url)

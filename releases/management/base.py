@@ -15,6 +15,10 @@ from releases.importing.download import DownloadError, download, is_url
 
 SECONDS_RE = re.compile(r"[0-9]{1,4}(\.[0-9]{1,3})?")
 
+# What no document the importers read may hold: C0 controls but tab, line feed and carriage
+# return, and DEL.
+CONTROL_CHARACTER = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
 
 class CatalogCommand(BaseCommand):
     # How many digits a whole-number option may have (``number``).
@@ -67,6 +71,20 @@ class CatalogCommand(BaseCommand):
         (text, source URL) of an import's document, a file or an http(s) URL ("" for a file);
         a CommandError of one line naming it for what cannot be read.
         """
+        text, url = cls.read_raw(path)
+        # A byte-order mark is read as nothing; a NUL or other control character is refused
+        # (stored text never holds one).
+        text = text.removeprefix("\ufeff")
+        control = CONTROL_CHARACTER.search(text)
+        if control:
+            line = text.count("\n", 0, control.start()) + 1
+            raise CommandError(
+                f"{path}:{line}: a control character (U+{ord(control.group()):04X}) in the text"
+            )
+        return text, url
+
+    @classmethod
+    def read_raw(cls, path):
         if is_url(path):
             try:
                 return download(path, catalog_url=settings.CATALOG_URL)

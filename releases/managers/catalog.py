@@ -54,7 +54,7 @@ class CatalogQuerySet(models.QuerySet):
     def bulk_create(self, objs, *args, **kwargs):
         objs = list(objs)
         for obj in objs:
-            obj.prepare_save()
+            writes.prepare(obj)
         writes.stamp(objs)
         created = super().bulk_create(objs, *args, **kwargs)
         writes.record(self.model, created, writes.CREATED, using=self.db)

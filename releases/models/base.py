@@ -116,7 +116,7 @@ class Timestamped(models.Model):
     derived_fields = ()
 
     def save(self, *args, **kwargs):
-        self.prepare_save()
+        writes.prepare(self)
         writes.save(self, super().save, *args, **kwargs)
 
     save.alters_data = True

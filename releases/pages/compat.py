@@ -10,6 +10,7 @@ from django.urls import reverse
 from icalendar import Calendar, Event
 from rest_framework.exceptions import ValidationError
 
+from releases import canonical
 from releases.models import Library, PatchRelease, Release, ScheduleDate, SupportKind
 from releases.pages import badges
 from releases.pages.common import api_url, checks_query, takes_no_query
@@ -129,6 +130,7 @@ def constraints(request, version):
     return HttpResponse("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")
 
 
+@checks_query
 def calendar(request):
     """Every date of the schedule as iCalendar events, each linking its release's page."""
     takes_no_query(request)
@@ -218,6 +220,10 @@ def python_badge(request, version, kind):
         if key is not None
         else None
     )
+    if release is not None:  # another spelling of its version: one URL per badge
+        moved = canonical.redirect_to_canonical(request, release, version, f"badge-python-{kind}")
+        if moved:
+            return moved
     shown = python_range(release) if release is not None else None
     badge = (
         badges.Badge("python", shown, PYTHON_COLOUR) if shown else badges.unknown_badge("python")

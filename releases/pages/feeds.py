@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import format_html, format_html_join
 
+from releases import canonical
 from releases.managers import previous_release
 from releases.models import Release, ScheduleDate, Stability, StageSource, Track, UpgradeNote
 from releases.versions import InvalidVersion
@@ -179,12 +180,23 @@ class UpgradeFeed(StrictFeed):
     feed_type = Atom1Feed
     author_name = "PyTorch Release Catalog"
 
-    def get_object(self, request, version):
+    def __call__(self, request, *args, **kwargs):
+        """Another spelling of the release's version is a 301 to its own, as pages answer."""
         releases = Release.objects.published().annotate(previous_version=previous_release())
         try:
-            return get_object_or_404(releases.of_version(version))
+            release = releases.of_version(kwargs["version"]).first()
         except InvalidVersion:
-            raise Http404(f"No release {version}.") from None
+            release = None
+        if release is None:
+            raise Http404(f"No release {kwargs['version']}.")
+        moved = canonical.redirect_to_canonical(request, release, kwargs["version"], "feed-upgrade")
+        if moved:
+            return moved
+        request.upgrade_release = release  # found once: get_object hands it to the feed
+        return super().__call__(request, *args, **kwargs)
+
+    def get_object(self, request, version):
+        return request.upgrade_release
 
     def title(self, release):
         return f"Upgrading to PyTorch {release.version}: breaking changes and deprecations"

@@ -3,13 +3,13 @@
 from django.contrib.sitemaps import Sitemap
 from django.urls import reverse
 
+from releases import surfaces
 from releases.models import Release, Track
 
 
 class PageSitemap(Sitemap):
     def items(self):
-        return ["page-home", "page-releases", "page-tracks", "page-matrix", "page-compare",
-                "page-features", "page-graduation", "page-stages", "page-sources"]  # fmt: skip
+        return surfaces.sitemap_pages()  # every page without arguments (releases.surfaces)
 
     def location(self, item):
         return reverse(item)

@@ -5,53 +5,70 @@ from django.urls import path
 from releases.pages import compat, tracks, upgrades, views
 from releases.pages.feeds import ReleaseFeed, ScheduleFeed, TrackFeed, UpgradeFeed
 from releases.pages.sitemaps import SITEMAPS
+from releases.surfaces import BADGE, FEED, PAGE, on
 
-urlpatterns = [
-    path("", views.home, name="page-home"),
-    path("releases/", views.release_list, name="page-releases"),
-    path("releases/<str:version>/", views.release_detail, name="page-release"),
-    path("releases/<str:version>/state/", views.state, name="page-state"),
-    path("tracks/", tracks.track_list, name="page-tracks"),
-    path("tracks/<slug:slug>/", tracks.track_detail, name="page-track"),
-    path("matrix/", tracks.matrix, name="page-matrix"),
-    path("compare/", views.compare_page, name="page-compare"),
-    path("features/", views.feature_list, name="page-features"),
-    path("graduation/", tracks.graduation, name="page-graduation"),
-    path("stages/", views.stages, name="page-stages"),
-    path("sources/", views.sources, name="page-sources"),
-    path("compatibility/", compat.compatibility, name="page-compatibility"),
-    path("upgrade/", upgrades.upgrade, name="page-upgrade"),
-    path("deprecations/", upgrades.deprecations, name="page-deprecations"),
-    path("calendar.ics", compat.calendar, name="calendar"),
-    path("constraints/<str:version>.txt", compat.constraints, name="page-constraints"),
-    path(
-        "badges/releases/<str:version>/python.svg",
-        compat.python_badge,
-        {"kind": "svg"},
-        name="badge-python-svg",
-    ),
-    path(
-        "badges/releases/<str:version>/python.json",
-        compat.python_badge,
-        {"kind": "json"},
-        name="badge-python-json",
-    ),
-    path("sitemap.xml", views.sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
-    path("feeds/releases/", ReleaseFeed(), name="feed-releases"),
-    path("feeds/schedule/", ScheduleFeed(), name="feed-schedule"),
-    path("feeds/releases/<str:version>/upgrade/", UpgradeFeed(), name="feed-upgrade"),
-    path("feeds/tracks/<slug:slug>/", TrackFeed(), name="feed-track"),
-    path(
-        # Any name, not only a slug: a track nobody knows gets the grey "unknown" badge.
-        "badges/tracks/<str:slug>.svg",
-        tracks.track_badge,
-        {"kind": "svg"},
-        name="badge-track-svg",
-    ),
-    path(
-        "badges/tracks/<str:slug>.json",
-        tracks.track_badge,
-        {"kind": "json"},
-        name="badge-track-json",
-    ),
-]
+# Each URL on its surface (releases.surfaces): what it is decides its caching, ETag,
+# throttle, parameters, methods, error format and sitemap entry.
+pages = on(
+    PAGE,
+    [
+        path("", views.home, name="page-home"),
+        path("releases/", views.release_list, name="page-releases"),
+        path("releases/<str:version>/", views.release_detail, name="page-release"),
+        path("releases/<str:version>/state/", views.state, name="page-state"),
+        path("tracks/", tracks.track_list, name="page-tracks"),
+        path("tracks/<slug:slug>/", tracks.track_detail, name="page-track"),
+        path("matrix/", tracks.matrix, name="page-matrix"),
+        path("compare/", views.compare_page, name="page-compare"),
+        path("features/", views.feature_list, name="page-features"),
+        path("graduation/", tracks.graduation, name="page-graduation"),
+        path("stages/", views.stages, name="page-stages"),
+        path("sources/", views.sources, name="page-sources"),
+        path("compatibility/", compat.compatibility, name="page-compatibility"),
+        path("upgrade/", upgrades.upgrade, name="page-upgrade"),
+        path("deprecations/", upgrades.deprecations, name="page-deprecations"),
+        path("calendar.ics", compat.calendar, name="calendar"),
+        path("constraints/<str:version>.txt", compat.constraints, name="page-constraints"),
+        path("sitemap.xml", views.sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
+    ],
+)
+badges = on(
+    BADGE,
+    [
+        path(
+            "badges/releases/<str:version>/python.svg",
+            compat.python_badge,
+            {"kind": "svg"},
+            name="badge-python-svg",
+        ),
+        path(
+            "badges/releases/<str:version>/python.json",
+            compat.python_badge,
+            {"kind": "json"},
+            name="badge-python-json",
+        ),
+        path(
+            # Any name, not only a slug: a track nobody knows gets the grey "unknown" badge.
+            "badges/tracks/<str:slug>.svg",
+            tracks.track_badge,
+            {"kind": "svg"},
+            name="badge-track-svg",
+        ),
+        path(
+            "badges/tracks/<str:slug>.json",
+            tracks.track_badge,
+            {"kind": "json"},
+            name="badge-track-json",
+        ),
+    ],
+)
+feeds = on(
+    FEED,
+    [
+        path("feeds/releases/", ReleaseFeed(), name="feed-releases"),
+        path("feeds/schedule/", ScheduleFeed(), name="feed-schedule"),
+        path("feeds/releases/<str:version>/upgrade/", UpgradeFeed(), name="feed-upgrade"),
+        path("feeds/tracks/<slug:slug>/", TrackFeed(), name="feed-track"),
+    ],
+)
+urlpatterns = [*pages, *badges, *feeds]

@@ -19,7 +19,8 @@ from rest_framework.exceptions import ValidationError
 
 # C0 and C1 controls, DEL, and the line and paragraph separators.
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-ASCII_WHOLE_NUMBER = re.compile(r"^[0-9]+$")
+# At most 18 digits: checked before int() converts it, which refuses (a 500) past 4,300.
+ASCII_WHOLE_NUMBER = re.compile(r"[0-9]{1,18}\Z")
 
 
 def problems(query, several):
@@ -48,7 +49,8 @@ def whole_number_error(raw, low, high):
     """What is wrong with ``raw`` as a whole number from ``low`` to ``high`` (ASCII digits
     only), or None."""
     if raw is None or not ASCII_WHOLE_NUMBER.match(raw) or not low <= int(raw) <= high:
-        return f"Must be a whole number from {low} to {high}; got {raw!r}."
+        shown = raw if raw is None or len(raw) <= 20 else f"{raw[:20]}…"
+        return f"Must be a whole number from {low} to {high}; got {shown!r}."
     return None
 
 

@@ -24,7 +24,7 @@ from django.http.multipartparser import MultiPartParserError
 from django.shortcuts import render
 from django.utils.log import log_response
 
-from releases.web.surfaces import answers_as_api
+from releases.surfaces import answers_as_api
 
 UNREADABLE = (TooManyFieldsSent, TooManyFilesSent, RequestDataTooBig, MultiPartParserError)
 NOT_UTF8 = "Is not UTF-8: percent-encode the UTF-8 bytes of the text (%C3%A9 for é)."

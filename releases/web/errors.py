@@ -1,13 +1,13 @@
 """
 The site's 400 and 404 handlers (``handler400``, ``handler404``): JSON where the API's own
-errors are (releases.web.surfaces.answers_as_api), the catalog's pages elsewhere.
+errors are (releases.surfaces.answers_as_api), the catalog's pages elsewhere.
 """
 
 from django.http import JsonResponse
 from django.views.defaults import bad_request as django_bad_request
 from django.views.defaults import page_not_found
 
-from releases.web.surfaces import answers_as_api
+from releases.surfaces import answers_as_api
 
 
 def public_error(default):

@@ -18,7 +18,7 @@ Both validators and the page cache are keyed by the catalog revision (releases.r
 which every committed write replaces: no page outlives a change, and the check costs no SQL.
 
 Which paths are public, and which of them answer as the API (errors as JSON) rather than as
-pages, is read from the URLconf (releases.web.surfaces).
+pages, is read from the URLconf (releases.surfaces).
 
 This middleware runs before sessions, CSRF, users, messages, the history's and the lockout's
 (config/settings.py): a public answer needs none of them, so a page-cache hit skips them.
@@ -41,7 +41,7 @@ from django.utils.http import http_date
 from releases import memory, revision
 from releases.queries import params
 from releases.queries.reading import MULTI_VALUED
-from releases.web.surfaces import answers_as_api, is_page
+from releases.surfaces import answers_as_api, is_page
 from releases.web.throttle import Throttle, counters
 
 PUBLIC_METHODS = "GET, HEAD, OPTIONS"
@@ -93,6 +93,8 @@ class CatalogCacheMiddleware:
             detail = f'Method "{request.method}" not allowed: the public API only reads.'
             return self.public(JsonResponse({"detail": detail}, status=405))
         if params.CONTROL.search(request.path):
+            if page:  # a page's 404 is a page, as the surface's other errors
+                return self.public(render(request, "404.html", status=404))
             return self.public(JsonResponse({"detail": "Not found."}, status=404))
         if self.throttle:
             wait = self.throttle.wait(client_address(request))

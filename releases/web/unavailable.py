@@ -17,7 +17,7 @@ from django.template.loader import render_to_string
 from django.views.defaults import server_error as django_server_error
 
 from releases.outage import database_away, one_line
-from releases.web.surfaces import answers_as_api
+from releases.surfaces import answers_as_api
 
 logger = logging.getLogger("releases.unavailable")
 
@@ -47,7 +47,8 @@ def unavailable(request):
 
 
 def server_error(request, *args, **kwargs):
-    """handler500: a database that is away is a 503; anything else stays Django's 500."""
+    """handler500: a database that is away is a 503; anything else a 500, JSON under the API
+    (as its other errors), Django's page elsewhere."""
     error = sys.exc_info()[1]
     if database_away(error):
         logger.warning(
@@ -58,6 +59,8 @@ def server_error(request, *args, **kwargs):
             request.path,
         )
         return unavailable(request)
+    if answers_as_api(request.path):  # the API's errors are JSON, a 500 too
+        return JsonResponse({"detail": "Server error: the failure is logged."}, status=500)
     return django_server_error(request, *args, **kwargs)
 
 

@@ -110,8 +110,17 @@ def parse_post(text, filename="", version=None, base_url=DEFAULT_BASE_URL, url="
     Parse a post's text: a Jekyll post (front matter and markdown, or a translation of one),
     or an article of the new blog as an HTML page (by its file name, ``url`` or how it
     begins); ``url`` is where it was downloaded from, if it was. Raises PostError (with a line)
-    when it is not a release post.
+    when it is not a release post, or nests its elements deeper than any post does.
     """
+    try:
+        return read_post(text, filename, version, base_url, url)
+    except RecursionError:
+        raise PostError(
+            "the document nests its elements too deeply to be a post (thousands of levels)"
+        ) from None
+
+
+def read_post(text, filename, version, base_url, url):
     if looks_like_html(text, filename or url):
         head = article_head(text, filename, url)
     else:
