@@ -82,3 +82,23 @@ def test_2_14_pairs_with_the_torchvision_its_documents_name(full_catalog, client
             f"https://github.com/{first['repo']}/blob/{first['commit']}/{first['path']}"
         )
         assert len(pairing["sources"]) == 2  # two documents agree: not held back
+
+
+def test_every_row_of_torchaudios_own_table_is_the_apis_pairing(full_catalog, client):
+    """Issue 41: torchaudio's table (pinned; and a later copy's newer rows) against the API:
+    each row's torch version pairs with its torchaudio, a wrong or missing one named."""
+    keys = Path(__file__).resolve().parent / "answer_keys"
+    key = json.loads((keys / "torchaudio-installation.json").read_text(encoding="utf-8"))
+    wrong = []
+    for row in [*key["rows"], *key["newer_copy"]["rows"]]:
+        parts = row["torch"].split(".")
+        torch = ".".join(parts + ["0"] * (3 - len(parts)))
+        minor = ".".join(parts[:2])
+        companions = client.get(f"/api/releases/{minor}/").json()["companions"]
+        paired = {
+            c["torch_version"]: c["version"] for c in companions if c["library"] == "torchaudio"
+        }
+        if paired.get(torch) != row["torchaudio"]:
+            wrong.append(f"line {row['line']}: torch {torch} -> {paired.get(torch)}")
+    assert wrong == []
+    assert len(key["rows"]) == 27 and key["commit"].startswith("0e01d387")
