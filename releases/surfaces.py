@@ -7,6 +7,8 @@ differently reads them from the URLconf (``walk``), never from a list kept elsew
   releases.web.middleware; their errors are JSON (releases.web.errors).
 * ``ADMIN``: the editors' admin and its sign-in links: none of the public rules (Django's
   own, signed-in and never cached).
+* ``PLAIN``: served by Django alone, outside every rule on purpose: the benchmark's baselines
+  (bench/urls.py), which measure what the rules cost.
 * ``PAGE``: the pages for people, the sitemap, the calendar and the constraints files: the same
   middleware (ETag and 304, throttle, strict parameters, only GET, HEAD and OPTIONS); their
   errors are pages. A page at a path without arguments that ends in ``/`` is listed in the
@@ -27,8 +29,8 @@ from django.conf import settings
 from django.core import checks
 from django.urls import URLPattern, URLResolver, get_resolver, get_urlconf
 
-API, PAGE, FEED, BADGE, ADMIN = "api", "page", "feed", "badge", "admin"
-SURFACES = (API, PAGE, FEED, BADGE, ADMIN)
+API, PAGE, FEED, BADGE, ADMIN, PLAIN = "api", "page", "feed", "badge", "admin", "plain"
+SURFACES = (API, PAGE, FEED, BADGE, ADMIN, PLAIN)
 JSON_ERRORS = (API, FEED, BADGE)  # the surfaces whose errors are JSON
 ATTRIBUTE = "catalog_surface"  # where ``on`` puts a pattern's surface
 
