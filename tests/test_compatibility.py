@@ -504,3 +504,20 @@ def test_a_byte_order_mark_is_read_as_nothing(db, sample):
     sample.write_text("\ufeff" + sample.read_text(encoding="utf-8"), encoding="utf-8")
     out = run(sample, "--dry-run")
     assert "add 9.2: Python 3.16t (experimental)" in out
+
+
+def test_a_repeated_row_is_read_once_and_a_huge_table_not_at_all():
+    """Issue 42: a row repeated 26,000 times was 52,422 differences."""
+    from releases.importing.tables import MAX_TABLE_ROWS, read
+
+    lines = MATRIX_SAMPLE.splitlines()
+    row = next(line for line in lines if line.startswith("| 9.0 |"))
+    header_end = lines.index(row)
+    repeated = "\n".join([*lines[: header_end + 1], *[row] * 5, *lines[header_end + 1 :]])
+    found = read(repeated)
+    assert [p.release for p in found.platforms].count("9.0") == 1
+    assert sum("repeats the row on line" in message for _, message in found.problems) == 5
+    huge = "\n".join([*lines[: header_end + 1], *[row] * (MAX_TABLE_ROWS + 1)])
+    found = read(huge)
+    assert "9.0" not in [p.release for p in found.platforms]
+    assert any("which no table of releases holds" in message for _, message in found.problems)

@@ -643,3 +643,18 @@ def test_same_site_compares_scheme_host_and_port(url, same):
     from releases.importing.feed import same_site
 
     assert same_site(url, "https://pytorch.org/feed.xml") is same
+
+
+def test_a_run_records_the_newest_announcements_up_to_its_cap(stand_in, monkeypatch):
+    """Issue 42: a feed of 72,000 entries was one long transaction. A run records the newest
+    MAX_ANNOUNCEMENTS (here 5 of 8) in one short one and says how many it left."""
+    monkeypatch.setattr(watch, "MAX_ANNOUNCEMENTS", 5)
+    items = [
+        (f"PyTorch 7.{n} Release Blog", f"/blog/pytorch-7-{n}/", dt.date(2031, 1, 1 + n))
+        for n in range(8)
+    ]
+    stand_in.serve_blog(feed=items)
+    said = failing_watch_blog("--limit", "1", "--attempts", "1")  # 7.7's post is not served
+    recorded = sorted(BlogAnnouncement.objects.values_list("version", flat=True))
+    assert recorded == ["7.3", "7.4", "7.5", "7.6", "7.7"]
+    assert "the oldest 3 announcements past 5 not recorded" in said

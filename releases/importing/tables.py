@@ -181,10 +181,33 @@ def reader_of(header):
     return None
 
 
+# More rows than any table of PyTorch's releases will hold for decades: a table past it is
+# refused whole, as what no release table is.
+MAX_TABLE_ROWS = 2000
+
+
 def each_row(table, found, read_row):
-    """``read_row(line, cells)`` for every row; a ValueError it raises becomes a problem."""
+    """
+    ``read_row(line, cells)`` for every row; a ValueError it raises becomes a problem. A row
+    that repeats an earlier one cell for cell is a problem, read once; a table of more than
+    MAX_TABLE_ROWS rows is one problem, and none of its rows is read.
+    """
+    if len(table.rows) > MAX_TABLE_ROWS:
+        found.problems.append(
+            (
+                table.line,
+                f"a table of {len(table.rows):,} rows: more than {MAX_TABLE_ROWS:,}, "
+                "which no table of releases holds; not read",
+            )
+        )
+        return
+    seen = {}
     for line, cells in table.rows:
         if not any(cells):
+            continue
+        first = seen.setdefault(tuple(cells), line)
+        if first != line:
+            found.problems.append((line, f"repeats the row on line {first}: read once"))
             continue
         try:
             read_row(line, cells)

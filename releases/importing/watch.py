@@ -58,6 +58,9 @@ MAX_RETRY_WAIT = 60.0
 # its retries, or an import), so only a run that died loses it.
 LEASE = dt.timedelta(minutes=15)
 RETRY_AFTER_SECONDS_RE = re.compile(r"[0-9]{1,6}")
+# The release announcements one run records, newest first: more than the blog has ever held,
+# and few enough that recording them is one short transaction.
+MAX_ANNOUNCEMENTS = 500
 
 
 def user_agent(catalog_url=""):
@@ -176,6 +179,7 @@ class Run:
     refused: list = field(default_factory=list)  # (version, why): the importer's reasons
     failures: list = field(default_factory=list)  # (version, why): posts out of reach, ...
     left: int = 0  # announcements left for the next run (``Policy.limit``)
+    unread: int = 0  # announcements past MAX_ANNOUNCEMENTS, the oldest: not recorded
     reports: list = field(default_factory=list)  # (version, the importer's report)
 
     @property
@@ -209,6 +213,11 @@ class Run:
             )
         if self.left:
             done.append(f"{plural(self.left, 'post')} left for the next run")
+        if self.unread:
+            done.append(
+                f"the oldest {plural(self.unread, 'announcement')} past {MAX_ANNOUNCEMENTS} "
+                "not recorded"
+            )
         return f"watch_blog: {found}; {'; '.join(done) or 'nothing to import'}."
 
 
@@ -266,6 +275,11 @@ def read(client, feed, policy, run):
     now = timezone.now()
     announced = [entry for entry in entries if entry.version]
     run.posts, run.announcements = len(entries), len(announced)
+    # Newest first, and no more than a run should write: a feed of 72,000 entries is one short
+    # transaction, not a long one that keeps an editor's save waiting.
+    announced.sort(key=newest_first)
+    run.unread = max(0, len(announced) - MAX_ANNOUNCEMENTS)
+    announced = announced[:MAX_ANNOUNCEMENTS]
     with transaction.atomic():
         for entry in announced:
             announcement, created = BlogAnnouncement.objects.get_or_create(
@@ -290,6 +304,12 @@ def read(client, feed, policy, run):
         feed.last_modified = answer.headers.get("last-modified", "")[:100]
         feed.read_at = now
         feed.save(update_fields=["etag", "last_modified", "read_at"])
+
+
+def newest_first(entry):
+    """The order a feed's entries are read in: newest day first, then newest version."""
+    day = entry.published_date or dt.date.min
+    return (-day.toordinal(), -versions.Version.parse(entry.version).key)
 
 
 def import_announced(client, feed, policy, run, holder):
