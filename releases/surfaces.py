@@ -39,9 +39,10 @@ def on(surface, patterns):
     """Put each of ``patterns`` (URL patterns, or an include's resolver) on ``surface``."""
     if surface not in SURFACES:
         raise ValueError(f"No surface {surface!r}: one of {', '.join(SURFACES)}.")
-    for pattern in patterns if isinstance(patterns, list | tuple) else [patterns]:
+    several = isinstance(patterns, list | tuple)
+    for pattern in patterns if several else [patterns]:
         setattr(pattern, ATTRIBUTE, surface)
-    return list(patterns) if isinstance(patterns, list | tuple) else patterns
+    return list(patterns) if several else patterns
 
 
 @dataclass(frozen=True)

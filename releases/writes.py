@@ -205,28 +205,40 @@ CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 LINE_BREAK = re.compile(r"[\r\n\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
+@functools.cache
+def checked_fields(model):
+    """(the text fields of ``model``, each with the pattern it refuses; its URL fields): read
+    once a model, not on every row a bulk write prepares."""
+    text = [
+        (field, LINE_BREAK if isinstance(field, models.CharField) else CONTROL)
+        for field in model._meta.concrete_fields
+        if isinstance(field, models.CharField | models.TextField)
+    ]
+    urls = [field for field in model._meta.concrete_fields if isinstance(field, models.URLField)]
+    return text, urls
+
+
 def prepare(instance):
     """What every write does before it writes a row: derive its columns (``prepare_save``);
     refuse a URL of any scheme but http and https, a control character in text, a line break
     in a one-line field (a ValidationError naming the field)."""
     instance.prepare_save()
-    for field in instance._meta.concrete_fields:
-        if isinstance(field, models.CharField | models.TextField):
-            value = getattr(instance, field.attname)
-            one_line = isinstance(field, models.CharField)
-            found = isinstance(value, str) and (LINE_BREAK if one_line else CONTROL).search(value)
-            if found:
-                where = f"U+{ord(found.group()):04X} at character {found.start() + 1}"
-                fix = "write it on one line" if one_line else "remove it"
-                message = f"Holds a control character ({where}): {fix}."
-                raise ValidationError({field.name: [message]})
-        if isinstance(field, models.URLField):
-            value = getattr(instance, field.attname) or ""
-            scheme = urlsplit(value.strip()).scheme.lower()
-            if value and scheme not in WEB_SCHEMES:
-                raise ValidationError(
-                    {field.name: [f"Only http and https URLs are stored; got {value[:40]!r}."]}
-                )
+    text, urls = checked_fields(type(instance))
+    for field, refused in text:
+        value = getattr(instance, field.attname)
+        found = isinstance(value, str) and refused.search(value)
+        if found:
+            where = f"U+{ord(found.group()):04X} at character {found.start() + 1}"
+            fix = "write it on one line" if refused is LINE_BREAK else "remove it"
+            message = f"Holds a control character ({where}): {fix}."
+            raise ValidationError({field.name: [message]})
+    for field in urls:
+        value = getattr(instance, field.attname) or ""
+        scheme = urlsplit(value.strip()).scheme.lower()
+        if value and scheme not in WEB_SCHEMES:
+            raise ValidationError(
+                {field.name: [f"Only http and https URLs are stored; got {value[:40]!r}."]}
+            )
 
 
 def save(instance, base_save, *args, **kwargs):

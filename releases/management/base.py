@@ -10,14 +10,10 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from releases import outage
+from releases import outage, writes
 from releases.importing.download import DownloadError, download, is_url
 
 SECONDS_RE = re.compile(r"[0-9]{1,4}(\.[0-9]{1,3})?")
-
-# What no document the importers read may hold: C0 controls but tab, line feed and carriage
-# return, and DEL.
-CONTROL_CHARACTER = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 class CatalogCommand(BaseCommand):
@@ -72,10 +68,10 @@ class CatalogCommand(BaseCommand):
         a CommandError of one line naming it for what cannot be read.
         """
         text, url = cls.read_raw(path)
-        # A byte-order mark is read as nothing; a NUL or other control character is refused
-        # (stored text never holds one).
+        # A byte-order mark is read as nothing; a NUL or other control character is refused,
+        # by the rule of what stored text may hold (writes.CONTROL).
         text = text.removeprefix("\ufeff")
-        control = CONTROL_CHARACTER.search(text)
+        control = writes.CONTROL.search(text)
         if control:
             line = text.count("\n", 0, control.start()) + 1
             raise CommandError(

@@ -143,23 +143,21 @@ def release_detail(request, version):
     moved = canonical.redirect_to_canonical(request, release, version, "page-release")
     if moved:
         return moved
-    groups, notices = {}, []
     # Who corrected what the post says, and when: one history query for the page.
     for feature in provenance.mark_edits(release.features.all()):
-        if feature.is_notice:
-            notices.append(feature)
-        else:
-            groups.setdefault(feature.area, []).append(feature)
         for link in feature.links.all():  # a broken link offers its archived copy
             link.archive = archived_url(link.url, release.release_date) if link.is_broken else None
+    groups = {}
+    for feature in release.counted_features:  # its notices have a section of their own
+        groups.setdefault(feature.area, []).append(feature)
     return render(
         request,
         "pages/release_detail.html",
         {
             "release": release,
             "groups": sorted(groups.items(), key=lambda item: item[0].name.lower()),
-            "notices": notices,
-            "news": whats_new(feature for group in groups.values() for feature in group),
+            "notices": release.notices,
+            "news": whats_new(release.counted_features),
             "runs_on": compat.runs_on(release),
             "wheels": wheels.summary(release.public_wheels),
             "install": install.release_commands(release),

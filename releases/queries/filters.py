@@ -119,8 +119,9 @@ class SupportFilter(Declared, django_filters.CharFilter):
             wheels = wheels.filter(platform__startswith=f"{asked[SupportKind.OS].lower()}-")
         for kind in (SupportKind.CUDA, SupportKind.ROCM):
             if asked.get(kind) and (self.kind == kind or self.kind == SupportKind.OS):
-                # ROCm's indexes name it in full where the install page did (rocm5.1.1).
-                named = {accelerator_variant(kind, asked[kind]), f"{kind}{asked[kind]}"}
+                named = {accelerator_variant(kind, asked[kind])}
+                if kind == SupportKind.ROCM:  # named in full where the install page did: 5.1.1
+                    named.add(f"rocm{asked[kind]}")
                 wheels = wheels.filter(variant__in=named)
         return wheels
 

@@ -23,6 +23,7 @@ from releases.models import (
     UpgradeNote,
     Wheel,
 )
+from releases.models.compat import Sourced
 
 # (the rows, what a source gives of them) in the order a reader meets them.
 SOURCED = (
@@ -60,10 +61,6 @@ class Source:
         return sorted(self.releases, key=lambda version: versions.Version.parse(version).key)
 
 
-def is_read_at(model):
-    return any(field.name == "read_at" for field in model._meta.get_fields())
-
-
 def describe(url):
     """A Source for ``url``: its repository, path and commit where it is a GitHub blob URL."""
     source = Source(url)
@@ -83,7 +80,7 @@ def catalog_sources():
     found = {}
     for model, gives in SOURCED:
         sums = {"total": Count("pk")}
-        if is_read_at(model):  # a source that changes: when it was last read
+        if issubclass(model, Sourced):  # a table's row: when a changing source was last read
             sums["read"] = Max("read_at")
         rows = (
             model.objects.published()
@@ -118,7 +115,7 @@ def open_disputes():
     """The public rows where another source says otherwise, newest release first."""
     disputes = []
     for model, _ in SOURCED:
-        if not any(field.name == "disputed" for field in model._meta.get_fields()):
+        if not issubclass(model, Sourced):  # a feature has no dispute of its own
             continue
         for row in (
             model.objects.published().exclude(disputed="").select_related("release").order_by()
