@@ -40,7 +40,7 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from bench import admin, load, post, serve
+from bench import admin, hostile, load, post, serve
 from bench import install as install_bench
 from bench import pages as page_bench
 from bench.generate import release_version
@@ -645,6 +645,7 @@ def main(argv=None):
         say=print if not args.quiet else (lambda *a, **k: None),
         use_wrk=args.wrk,
     )
+    results[hostile.KEY] = hostile.measure_isolated(args.tiny)  # bench/hostile.py
     results["bench_seconds"] = round(time.monotonic() - started, 1)
     Path(args.out).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     if not args.quiet:
@@ -658,6 +659,8 @@ def main(argv=None):
         ):
             print(f"  {database:9} {key:24} {value} (spread {spread}) target {relation} "
                   f"{target}: {'met' if ok else 'MISSED'}")  # fmt: skip
+        for key, value, target, ok in hostile.verdicts(results[hostile.KEY]):
+            print(f"  hostile   {key:24} {value} target {target}: {'met' if ok else 'MISSED'}")
         print(f"\nWrote {args.out}")
     return results
 

@@ -9,17 +9,17 @@ later. Each change is recorded in the history by the write path, with the editor
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.urls import reverse
 
 from releases.models import Release
 
 
-@dataclass
+@dataclass(frozen=True)
 class Check:
+    key: str  # what it is about (the admin links each to the list where it is done)
     label: str
     done: bool
     blocks: bool = False  # publishing is refused while it is not done
-    url: str = ""  # where to do it
+    url: str = ""  # where to do it: the admin's to say (releases.admin.releases.checklist)
 
     @property
     def state(self):
@@ -28,36 +28,32 @@ class Check:
 
 def checklist(release):
     """What publishing ``release`` (annotated ``with_checklist()``) would leave undone."""
-    links = reverse("admin:releases_link_changelist")
-    features = reverse("admin:releases_feature_changelist")
-    change = reverse("admin:releases_release_change", args=[release.pk])
     return [
-        Check("A release date", release.release_date is not None, blocks=True, url=change),
-        Check("A summary in our own words", bool(release.summary), url=change),
+        Check("release_date", "A release date", release.release_date is not None, blocks=True),
+        Check("summary", "A summary in our own words", bool(release.summary)),
         Check(
+            "areas",
             plural(release.review_area_count, "area awaiting review", "areas awaiting review"),
             release.review_area_count == 0,
-            url=reverse("admin:releases_area_changelist") + "?needs_review__exact=1",
         ),
         Check(
+            "claims",
             plural(release.pending_claim_count, "stage claim to decide", "stage claims to decide"),
             release.pending_claim_count == 0,
-            url=reverse("admin:releases_stageclaim_changelist")
-            + f"?status__exact=pending&release__id__exact={release.pk}",
         ),
         Check(
+            "links",
             plural(release.missing_link_count, "missing link", "missing links"),
             release.missing_link_count == 0,
-            url=f"{links}?is_missing=yes&feature__release__id__exact={release.pk}",
         ),
         Check(
+            "summaries",
             plural(
                 release.unsummarized_count,
                 "feature without a summary",
                 "features without a summary",
             ),
             release.unsummarized_count == 0,
-            url=f"{features}?missing=summary&release__id__exact={release.pk}",
         ),
     ]
 

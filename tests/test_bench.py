@@ -64,6 +64,12 @@ def test_the_benchmark_runs_end_to_end_on_a_tiny_catalog(tmp_path):
             assert isinstance(install[key], int | float) and install[key] > 0, (database, key)
             assert install[f"{key}_spread"] >= 0
         assert install["questions"] > 100 and install["rounds"] == 5
+    # Issue 42: each download against a bomb, stacked encodings and an endless answer: refused
+    # in one line; an editor saved while watch_blog read a large feed.
+    hostile = written["hostile_downloads"]
+    assert len(hostile["downloads"]) == 9 and hostile["refusals_not_one_line"] == 0
+    assert all(0 < run["peak_mb"] < 1000 for run in hostile["downloads"].values())
+    assert hostile["editor_saves"] > 0 and not hostile["editor_save_failures"]
 
 
 def test_spaced_pages_cover_a_range_evenly():

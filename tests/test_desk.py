@@ -5,8 +5,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils.html import escape
 
-from releases.models import Feature, Link, Release, StageClaim
+from releases.admin import desk as desk_module
+from releases.models import BlogFeed, Feature, Link, Release, StageClaim
 from tests.factories import FeatureFactory, ReleaseFactory
 
 pytestmark = pytest.mark.django_db
@@ -75,6 +77,40 @@ def test_the_desk_costs_the_same_few_queries_whatever_the_catalog_holds(editor_c
     release = ReleaseFactory(version="9.1", is_published=False)
     FeatureFactory.create_batch(20, release=release, summary="")
     assert count() == before
+
+
+def test_the_desk_shows_a_bounded_part_of_each_list_and_links_the_rest(editor_client, settings):
+    """Issue 42: with 72,000 announcements stored the desk weighed 23.6 MB. It shows SHOWN rows
+    of each list, says how many there are, and links the admin list of them all."""
+    feed = BlogFeed.objects.create(url=settings.BLOG_FEED_URL)
+
+    def add(first, last):
+        for minor in range(first, last):
+            ReleaseFactory(version=f"9.{minor}", is_published=False)
+            feed.announcements.create(
+                url=f"https://blog.example/{minor}/",
+                title=f"PyTorch 10.{minor}",
+                version=f"10.{minor}",
+            )
+
+    def desk():
+        with CaptureQueriesContext(connection) as queries:
+            page = editor_client.get(reverse("admin:index"))
+        return page, len(queries)
+
+    add(0, desk_module.SHOWN + 1)
+    page, queries = desk()
+    add(desk_module.SHOWN + 1, 3 * desk_module.SHOWN)
+    page, more_queries = desk()
+    assert more_queries == queries
+
+    total = 3 * desk_module.SHOWN
+    for listed in (page.context["drafts"], page.context["currency"].announced):
+        assert len(listed.rows) == desk_module.SHOWN and listed.total == total
+        assert f'<a href="{escape(listed.url)}">See all {total}</a>' in page.content.decode()
+        assert editor_client.get(listed.url).context["cl"].result_count == total
+    newest = page.context["currency"].announced.rows[0]
+    assert newest.version == f"10.{total - 1}"
 
 
 def test_a_draft_shows_what_blocks_publishing_it(editor_client):

@@ -2,6 +2,7 @@
 `manage.py import_post` on the shapes of the posts from 2.8 on: a translation, an HTML article
 of the new blog (a file or a URL), and the stage labels and kinds it stores and keeps."""
 
+import gzip
 import shutil
 from io import StringIO
 
@@ -193,6 +194,9 @@ def test_a_downloaded_markdown_post_is_read_as_markdown(areas, stand_in):
     assert Release.objects.get(version="3.7").features.count() == 9
 
 
+BOMB = gzip.compress(b"<p>" + b" " * (64 * 1024 * 1024))
+
+
 @pytest.mark.parametrize(
     "path, route, message",
     [
@@ -205,6 +209,13 @@ def test_a_downloaded_markdown_post_is_read_as_markdown(areas, stand_in):
         ("/empty/", (200, {}, b"  \n"), r"/empty/: the answer is empty$"),
         ("/binary/", (200, {}, b"<html>\x00\x01"), r"/binary/: the answer is not text"),
         ("/loop/", (302, {"Location": "/loop/"}, b""), r"/loop/: more than 5 redirects$"),
+        # 64 MiB of spaces, a few kilobytes on the wire: refused as it inflates, not after.
+        ("/bomb/", (200, {"Content-Encoding": "gzip"}, BOMB),
+         r"/bomb/: the answer is larger than 2 MiB, the most a post may be$"),
+        ("/twice/", (200, {"Content-Encoding": "gzip, gzip"}, gzip.compress(BOMB)),
+         r"/twice/: the answer is encoded 2 times over \(gzip, gzip\); one encoding at most"),
+        ("/brotli/", (200, {"Content-Encoding": "br"}, b"\x0b\x02\x80"),
+         r"/brotli/: the answer is encoded as 'br', which is not understood$"),
     ],
 )  # fmt: skip
 def test_a_url_that_gives_no_post_is_a_one_line_error(areas, stand_in, path, route, message):

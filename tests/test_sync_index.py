@@ -341,16 +341,24 @@ def test_a_broken_index_leaves_the_catalog_unchanged_with_one_line(
     assert IndexSync.objects.get().is_failing
 
 
-def test_a_compressed_bomb_is_refused_while_it_inflates(index, catalog):
-    # 64 MiB of spaces in JSON, gzipped twice: a few kilobytes on the wire.
-    bomb = gzip.compress(gzip.compress(b"[" + b" " * (64 * 1024 * 1024) + b"]"))
-    assert len(bomb) < 100_000
-    broken(
-        index, "/simple/torch/", 200, {"Content-Type": JSON, "Content-Encoding": "gzip, gzip"}, bomb
-    )
+BOMB = gzip.compress(b"[" + b" " * (64 * 1024 * 1024) + b"]")  # 64 MiB, 64 KiB on the wire
 
-    with pytest.raises(CommandError, match="larger than 32 MiB"):
+
+@pytest.mark.parametrize(
+    "encoding, body, message",
+    [
+        ("gzip", BOMB, "the answer is larger than 32 MiB"),
+        ("gzip, gzip", gzip.compress(BOMB), "the answer is encoded 2 times over (gzip, gzip)"),
+        ("zstd", b"(\xb5/\xfd", "the answer is encoded as 'zstd', which is not understood"),
+    ],
+)
+def test_a_compressed_bomb_is_refused_while_it_inflates(index, catalog, encoding, body, message):
+    assert len(body) < 100_000
+    broken(index, "/simple/torch/", 200, {"Content-Type": JSON, "Content-Encoding": encoding}, body)
+
+    with pytest.raises(CommandError) as failure:
         sync_index(index)
+    assert message in str(failure.value) and "\n" not in str(failure.value)
     assert not Wheel.objects.exists()
 
 

@@ -7,6 +7,7 @@ timeout, a page that is not a feed. It notes every request, so tests read what t
 """
 
 import datetime as dt
+import gzip
 import http.server
 import io
 import threading
@@ -411,6 +412,27 @@ def test_a_feed_larger_than_the_limit_is_refused(stand_in, monkeypatch):
     assert catalog_state() == before
 
 
+@pytest.mark.parametrize(
+    "encoding, body, says",
+    [
+        ("gzip", gzip.compress(b"<rss>" + b" " * (64 * 1024 * 1024)), "larger than 5 MiB"),
+        ("gzip, gzip", gzip.compress(gzip.compress(b"<rss/>")), "encoded 2 times over"),
+        ("compress", b"\x1f\x9d", "encoded as 'compress', which is not understood"),
+    ],
+)
+def test_a_compressed_feed_is_bounded_while_it_inflates(stand_in, encoding, body, says):
+    stand_in.serve_blog()
+    stand_in.routes["/feed/"] = Reply(body=body, headers={"Content-Encoding": encoding})
+    before = catalog_state()
+
+    message = failing_watch_blog()
+
+    assert says in message and "\n" not in message
+    assert message.endswith("the catalog is unchanged.")
+    assert catalog_state() == before
+    assert len(stand_in.requests_for("/feed/")) == 1  # refused for good, not tried again
+
+
 def test_a_4xx_is_never_asked_again(stand_in):
     stand_in.routes["/feed/"] = Reply(404, b"no feed here")
     before = catalog_state()
@@ -658,3 +680,25 @@ def test_a_run_records_the_newest_announcements_up_to_its_cap(stand_in, monkeypa
     recorded = sorted(BlogAnnouncement.objects.values_list("version", flat=True))
     assert recorded == ["7.3", "7.4", "7.5", "7.6", "7.7"]
     assert "the oldest 3 announcements past 5 not recorded" in said
+
+
+def test_a_feed_imports_only_its_own_announcements(stand_in, settings):
+    """Issue 42: announcements were not tied to their feed, so every later run, against any
+    feed, tried (and failed on) the leftovers of another."""
+    items = [
+        (f"PyTorch 7.{n} Release Blog", f"/elsewhere/7-{n}/", dt.date(2031, 9, n)) for n in (4, 5)
+    ]
+    stand_in.routes["/other-feed/"] = Reply(body=rss(*items), content_type="application/rss+xml")
+    settings.BLOG_FEED_URL = stand_in.url("/other-feed/")
+    failing_watch_blog("--attempts", "1")  # neither post is served: both are left pending
+    assert BlogAnnouncement.objects.filter(release__isnull=True).count() == 2
+
+    settings.BLOG_FEED_URL = stand_in.url("/feed/")
+    stand_in.serve_blog()
+    stand_in.requests.clear()
+    said = watch_blog("--attempts", "1")
+
+    assert "imported 7.3 as a draft" in said and "7.4" not in said
+    assert [r["path"] for r in stand_in.requests] == ["/feed/", "/blog/pytorch-7-3-release-blog/"]
+    other = BlogFeed.objects.get(url=stand_in.url("/other-feed/"))
+    assert sorted(other.announcements.values_list("version", flat=True)) == ["7.4", "7.5"]

@@ -5,7 +5,7 @@ does not hold), the drafts with their publishing checklists, and the latest chan
 made them. A bounded number of queries, whatever the catalog's size.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from heapq import merge
 from itertools import islice
 
@@ -38,6 +38,33 @@ from releases.models import (
 from releases.queries import wheels
 
 SOURCED = (Support, Companion, PatchRelease, ScheduleDate, Wheel)
+SHOWN = 20  # rows of each list the desk shows; the rest are a link away, whatever is stored
+
+
+@dataclass
+class Shown:
+    """The first SHOWN rows of a list, how many there are, and where to see them all."""
+
+    rows: list
+    total: int
+    url: str = ""
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __bool__(self):
+        return bool(self.rows)
+
+    @property
+    def more(self):
+        return self.total - len(self.rows)
+
+
+def shown(queryset, url=""):
+    """The desk's part of ``queryset`` (two queries however many rows it holds)."""
+    rows = list(queryset[:SHOWN])
+    total = len(rows) if len(rows) < SHOWN else queryset.count()
+    return Shown(rows, total, url)
 
 
 @dataclass
@@ -134,12 +161,32 @@ def queues():
     ]
 
 
+def checklist(release):
+    """The release's publishing checklist (releases.publishing), each check linked to the admin
+    list where it is done."""
+    links = reverse("admin:releases_link_changelist")
+    features = reverse("admin:releases_feature_changelist")
+    change = reverse("admin:releases_release_change", args=[release.pk])
+    where = {
+        "release_date": change,
+        "summary": change,
+        "areas": reverse("admin:releases_area_changelist") + "?needs_review__exact=1",
+        "claims": reverse("admin:releases_stageclaim_changelist")
+        + f"?status__exact=pending&release__id__exact={release.pk}",
+        "links": f"{links}?is_missing=yes&feature__release__id__exact={release.pk}",
+        "summaries": f"{features}?missing=summary&release__id__exact={release.pk}",
+    }
+    return [replace(check, url=where[check.key]) for check in publishing.checklist(release)]
+
+
 def drafts():
-    """Draft releases, newest first, each with its publishing checklist (one query)."""
-    return [
-        (release, publishing.checklist(release))
-        for release in Release.objects.drafts().with_checklist().newest_first()
-    ]
+    """The newest draft releases, each with its publishing checklist (two queries)."""
+    listed = shown(
+        Release.objects.drafts().with_checklist().newest_first(),
+        changelist("release", "is_published__exact=0"),
+    )
+    listed.rows = [(release, checklist(release)) for release in listed.rows]
+    return listed
 
 
 @dataclass
@@ -148,31 +195,40 @@ class Currency:
 
     newest: Release | None  # the newest release held, draft or published
     newest_published: Release | None
-    announced: list  # BlogAnnouncements not imported, newest version first
+    announced: Shown  # BlogAnnouncements not imported, newest version first
     watch: BlogFeed | None  # the blog's feed as watch_blog last read it; None if it never ran
     index: IndexSync | None  # the package indexes as sync_index last read them
-    unannounced: list  # releases out (the index lists them) with no announcement imported
-    disagreements: list  # (release, documented without a wheel, wheels undocumented): Python
+    unannounced: Shown  # releases out (the index lists them) with no announcement imported
+    disagreements: Shown  # (release, documented without a wheel, wheels undocumented): Python
 
 
 def currency():
     """
     The newest releases held, what the blog announced that is not imported, what the package
-    index lists that no announcement covers, and where wheels and tables disagree (8 queries).
+    index lists that no announcement covers, and where wheels and tables disagree (at most 10
+    queries, and SHOWN rows of each list).
     """
     releases = Release.objects.newest_first()
     announced = releases.filter(announced=True, planned=False).values("version_key")[:1]
     return Currency(
         newest=releases.first(),
         newest_published=releases.published().first(),
-        announced=list(BlogAnnouncement.objects.filter(release__isnull=True)),
+        announced=shown(
+            BlogAnnouncement.objects.filter(release__isnull=True),
+            changelist("blogannouncement", "is_imported=no"),
+        ),
         watch=BlogFeed.objects.filter(url=settings.BLOG_FEED_URL).first(),
         index=IndexSync.objects.filter(name=indexes.SYNC_NAME).first(),
-        unannounced=list(
-            releases.filter(announced=False, planned=False, version_key__gt=Subquery(announced))
+        unannounced=shown(
+            releases.filter(announced=False, planned=False, version_key__gt=Subquery(announced)),
+            changelist("release", "announced__exact=0&planned__exact=0"),
         ),
-        disagreements=wheels.python_disagreements(),
+        disagreements=shown_list(wheels.python_disagreements()),
     )
+
+
+def shown_list(rows):
+    return Shown(rows[:SHOWN], len(rows))
 
 
 @dataclass

@@ -14,6 +14,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from releases import publishing
+from releases.admin.desk import checklist
 from releases.admin.forms import URL_FIELDS, ImportPostForm
 from releases.admin.history import CatalogAdmin
 from releases.importing import sync
@@ -143,7 +144,7 @@ class ReleaseAdmin(CatalogAdmin):
         return self.checklist_page(request, [release], unpublish=unpublish, single=True)
 
     def checklist_page(self, request, releases, *, unpublish, single=False):
-        rows = [(release, publishing.checklist(release)) for release in releases]
+        rows = [(release, checklist(release)) for release in releases]
         ready = [r for r, _ in rows if unpublish or publishing.can_publish(r)]
         verb = "Unpublish" if unpublish else "Publish"
         context = {

@@ -9,6 +9,7 @@ from django.utils.html import format_html
 
 from releases.admin.forms import URL_FIELDS
 from releases.models import BlogAnnouncement, BlogFeed
+from releases.writes import is_web_url
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -39,14 +40,24 @@ class ImportedFilter(admin.SimpleListFilter):
 
 @admin.register(BlogAnnouncement)
 class BlogAnnouncementAdmin(ReadOnlyAdmin):
-    list_display = ["version", "post", "published_date", "release", "problem", "last_seen_at"]
-    list_filter = [ImportedFilter]
-    list_select_related = ["release"]
+    list_display = [
+        "version",
+        "post",
+        "published_date",
+        "release",
+        "problem",
+        "feed",
+        "last_seen_at",
+    ]
+    list_filter = [ImportedFilter, "feed"]
+    list_select_related = ["release", "feed"]
     search_fields = ["version", "title", "url"]
     ordering = ["-version_key", "url"]
 
     @admin.display(description="post", ordering="title")
     def post(self, announcement):
+        if not is_web_url(announcement.url):
+            return announcement.title
         return format_html(
             '<a href="{}" rel="noopener noreferrer">{}</a>', announcement.url, announcement.title
         )

@@ -134,9 +134,11 @@ ACCEPT_ENCODING = "gzip, deflate"
 
 class Inflater:
     """
-    Undo an answer's Content-Encoding (``gzip``, ``deflate``, or several: ``gzip, gzip``), a
-    chunk at a time, never making more than ``max_bytes`` of any layer: zlib's ``max_length``
-    stops each step at the limit, and anything left over means the answer is too large.
+    Undo an answer's Content-Encoding (``gzip`` or ``deflate``), a chunk at a time, never
+    making more than ``max_bytes``: zlib's ``max_length`` stops each step at the limit, and
+    anything left over means the answer is too large. An encoding the catalog did not ask for,
+    or encodings stacked (``gzip, gzip``: only a bomb needs them), is refused before a byte is
+    inflated.
     """
 
     def __init__(self, encoding, max_bytes):
@@ -145,10 +147,12 @@ class Inflater:
         unknown = [name for name in names if name not in WINDOW_BITS]
         if unknown:
             raise ValueError(f"the answer is encoded as {unknown[0]!r}, which is not understood")
-        if len(names) > 3:
-            raise ValueError(f"the answer is encoded {len(names)} times over")
-        # The last encoding applied is the first to undo.
-        self.layers = [zlib.decompressobj(WINDOW_BITS[name]) for name in reversed(names)]
+        if len(names) > 1:
+            raise ValueError(
+                f"the answer is encoded {len(names)} times over ({', '.join(names)}); "
+                "one encoding at most is read"
+            )
+        self.layers = [zlib.decompressobj(WINDOW_BITS[name]) for name in names]
         self.max_bytes = max_bytes
 
     def __call__(self, data):

@@ -46,7 +46,7 @@ from releases.importing.feed import (
     same_site,
 )
 from releases.importing.parse import MAX_POST_BYTES, PostError, parse_post
-from releases.models import BlogAnnouncement, BlogFeed, Release
+from releases.models import BlogFeed, Release
 
 logger = logging.getLogger(__name__)
 
@@ -136,7 +136,7 @@ def fetch(client, url, policy, *, headers=None, max_bytes):
                 wait = max(wait, asked or 0)
         except download.TooSlow:
             problem = f"the answer took longer than {policy.deadline:g} s"
-        except download.TooLarge as error:
+        except download.DownloadError as error:  # too large, encoded past reading
             raise FetchError(str(error)) from None
         except httpx.TimeoutException:
             problem = f"no answer within {policy.timeout:g} s"
@@ -282,7 +282,7 @@ def read(client, feed, policy, run):
     announced = announced[:MAX_ANNOUNCEMENTS]
     with transaction.atomic():
         for entry in announced:
-            announcement, created = BlogAnnouncement.objects.get_or_create(
+            announcement, created = feed.announcements.get_or_create(
                 url=entry.url,
                 defaults={
                     "title": entry.title[:300],
@@ -313,11 +313,12 @@ def newest_first(entry):
 
 
 def import_announced(client, feed, policy, run, holder):
-    """Download and import, oldest version first, each announcement the catalog never held."""
+    """
+    Download and import, oldest version first, each announcement of this feed the catalog
+    never held (another feed's are its own runs' to import).
+    """
     pending = []
-    for announcement in BlogAnnouncement.objects.filter(release__isnull=True).order_by(
-        "version_key"
-    ):
+    for announcement in feed.announcements.filter(release__isnull=True).order_by("version_key"):
         held = held_release(announcement.version)
         if held is not None:
             announcement.release, announcement.problem = held, ""

@@ -4,6 +4,7 @@ read-only disk, a server gone) ends the command with one line naming the cause a
 1, never a traceback; the command's own transactions mean nothing was half-written.
 """
 
+import logging
 import re
 from pathlib import Path
 
@@ -23,6 +24,9 @@ class CatalogCommand(BaseCommand):
     MAX_DOCUMENT_BYTES = 2 * 1024 * 1024
 
     def execute(self, *args, **options):
+        # httpx logs every request at INFO: a command's output shows them at -v 3 only.
+        verbosity = options.get("verbosity", 1)
+        logging.getLogger("httpx").setLevel(logging.INFO if verbosity >= 3 else logging.WARNING)
         try:
             return super().execute(*args, **options)
         except outage.DATABASE_AWAY as error:

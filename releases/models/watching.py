@@ -74,6 +74,12 @@ class BlogAnnouncement(models.Model):
     why it is not imported yet. Observations, not editors' data: no history, no fixtures.
     """
 
+    feed = models.ForeignKey(
+        BlogFeed,
+        on_delete=models.CASCADE,
+        related_name="announcements",
+        help_text="The feed that lists it: a run reads and imports its own feed's only.",
+    )
     url = models.URLField(max_length=500, help_text="The post's address, as the feed links it.")
     title = models.CharField(max_length=300, help_text="The post's title in the feed.")
     version = models.CharField(
@@ -110,13 +116,15 @@ class BlogAnnouncement(models.Model):
     class Meta:
         ordering = ["-version_key", "url"]
         constraints = [
-            models.UniqueConstraint(fields=["url"], name="blogannouncement_unique_url"),
+            models.UniqueConstraint(
+                fields=["feed", "url"], name="blogannouncement_unique_feed_url"
+            ),
         ]
         indexes = [
             models.Index(fields=["-version_key", "url"], name="blogannouncement_newest_idx"),
-            # The desk's "announced, not imported": the few rows without a release.
+            # A run's and the desk's "announced, not imported": the rows without a release.
             models.Index(
-                fields=["version_key"],
+                fields=["feed", "version_key"],
                 condition=Q(release__isnull=True),
                 name="blogannouncement_pending_idx",
             ),

@@ -8,8 +8,6 @@ least a day apart. ``--stale-after`` and ``--limit`` let a timer spread the work
 the least recently checked links go first.
 """
 
-import logging
-
 from django.conf import settings
 from django.core.management.base import CommandError
 
@@ -84,9 +82,6 @@ class Command(CatalogCommand):
             max_retry_wait=self.seconds("--max-retry-wait", options["max_retry_wait"]),
             allow_private=options["allow_private_addresses"],
         )
-        # httpx logs every request at INFO: a line per link is for -v 3, not for cron's mail.
-        verbosity = options["verbosity"]
-        logging.getLogger("httpx").setLevel(logging.INFO if verbosity >= 3 else logging.WARNING)
         links = health.links_to_check(releases=releases, stale_after=stale_after, limit=limit)
         if not links:
             self.stdout.write("No links to check.")

@@ -10,7 +10,6 @@ one summary line. Exits 0 when it did its work (or found another run at it), 1 w
 could not be read or was garbled; then the catalog is unchanged.
 """
 
-import logging
 import re
 import urllib.parse
 
@@ -89,7 +88,6 @@ class Command(CatalogCommand):
             backoff=self.seconds("--backoff", options["backoff"]),
         )
         verbosity = options["verbosity"]
-        logging.getLogger("httpx").setLevel(logging.INFO if verbosity >= 3 else logging.WARNING)
         run = indexes.sync(index_url, variants, packages, policy)
         if verbosity >= 2:
             for line in run.changed():

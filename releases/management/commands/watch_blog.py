@@ -9,7 +9,6 @@ Exits 0 when it did its work (or found another run at it), 1 when the feed or a 
 be had: unreachable after its retries, or not a feed. Then the catalog is unchanged.
 """
 
-import logging
 import urllib.parse
 
 from django.conf import settings
@@ -62,7 +61,6 @@ class Command(CatalogCommand):
         )
         # httpx logs every request at INFO: cron's mail gets the summary line, nothing more.
         verbosity = options["verbosity"]
-        logging.getLogger("httpx").setLevel(logging.INFO if verbosity >= 3 else logging.WARNING)
         run = watch.watch(feed_url, policy)
         if verbosity >= 2:
             for version, report in run.reports:
