@@ -247,6 +247,13 @@ else:
 # clients may reuse a response before revalidating it with its ETag.
 API_PAGE_CACHE_SECONDS = int(os.environ.get("API_PAGE_CACHE_SECONDS", "600"))
 API_MAX_AGE_SECONDS = int(os.environ.get("API_MAX_AGE_SECONDS", "15"))
+# What a shared cache (a CDN, a proxy) may do with a public answer, which is the same for every
+# client, signed in or not: keep it as long as a browser (s-maxage), then serve it while it
+# revalidates, for at most this long (stale-while-revalidate). The admin is never public.
+API_SHARED_MAX_AGE_SECONDS = int(
+    os.environ.get("API_SHARED_MAX_AGE_SECONDS", str(API_MAX_AGE_SECONDS))
+)
+API_STALE_WHILE_REVALIDATE_SECONDS = int(os.environ.get("API_STALE_WHILE_REVALIDATE_SECONDS", "30"))
 # How long a process reuses its read of the catalog's revision for public requests (0: read
 # it on every request). A save shows at once in the process that made it; in every other,
 # within this time (releases/revision.py).

@@ -57,6 +57,17 @@ def declared(model):
 
 
 @functools.cache
+def model(name):
+    """
+    The model ``name`` of the app, looked up when it is called. The write path (releases.writes,
+    public_log, revision) and the QuerySets (releases.managers) run inside the models' own
+    methods, and the models import them: importing the models back would be a loop at import
+    time. This is the one lazy way the core reaches a model; tests/test_layout.py reads each
+    ``model("Name")`` as an import of the module that defines it and holds the loop to the core.
+    """
+    return apps.get_model("releases", name)
+
+
 def public_models():
     """{type: model} of every public model, in the order a mirror creates them."""
     found = [model for model in apps.get_app_config("releases").get_models() if declared(model)]

@@ -25,7 +25,6 @@ import binascii
 import json
 from collections import defaultdict
 
-from django.apps import apps
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.utils import timezone
@@ -49,8 +48,7 @@ def catalog_model(name):
     return public_models()[name]
 
 
-def log_model(name):
-    return apps.get_model("releases", name)
+log_model = declarations.model
 
 
 # --- what a write reaches --------------------------------------------------------------------

@@ -30,12 +30,13 @@ import time
 import uuid
 from typing import NamedTuple
 
-from django.apps import apps
 from django.conf import settings
 from django.core.cache import caches
 from django.db import IntegrityError, connections, transaction
 from django.db.models import Case, F, When
 from django.utils import timezone
+
+from releases import declarations
 
 ROW = 1  # the one row's primary key
 
@@ -51,7 +52,7 @@ def _shared():
 
 
 def _model():
-    return apps.get_model("releases", "CatalogRevision")
+    return declarations.model("CatalogRevision")
 
 
 def current(using="default"):

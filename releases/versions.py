@@ -7,7 +7,7 @@ Plain Python with no Django imports: the models, the API filters and the importe
 """
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # ASCII digits only: \d would take "١.٨" (Arabic-Indic) for 1.8.
 VERSION_RE = re.compile(
@@ -36,6 +36,8 @@ class Version:
     micro: int = 0
     pre_rank: int = PRE_RELEASE_RANKS[""]
     pre_number: int = 0
+    # How it was written, normalized ("2.5", "2.5.0"): what str() gives; never compared.
+    spelled: str = field(default="", compare=False)
 
     @classmethod
     def parse(cls, text):
@@ -51,7 +53,16 @@ class Version:
             micro=int(match["micro"] or 0),
             pre_rank=PRE_RELEASE_RANKS[match["pre_label"] or ""],
             pre_number=int(match["pre_number"] or 0),
+            spelled=match.group(0).removeprefix("v"),
         )
+
+    def __str__(self):
+        return self.spelled or f"{self.major}.{self.minor}.{self.micro}"
+
+    @property
+    def names_patch(self):
+        """Whether it was written with its patch ("2.5.1", "2.5.0"), not as a minor ("2.5")."""
+        return self.spelled.count(".") >= 2 if self.spelled else True
 
     @property
     def key(self):

@@ -199,6 +199,12 @@ def claim(model, instance, expected, using):
 WEB_SCHEMES = ("http", "https")
 
 
+def is_web_url(value):
+    """Whether ``value`` is a URL of a web page (http or https): the only URLs stored, and the
+    only ones a page or a feed renders as a link (a row from before the rule included)."""
+    return isinstance(value, str) and urlsplit(value.strip()).scheme.lower() in WEB_SCHEMES
+
+
 # Stored text never holds a control character (C0 but tab, line feed and carriage return;
 # DEL); a one-line field (a CharField: a title, a label) holds no line break either.
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -234,8 +240,7 @@ def prepare(instance):
             raise ValidationError({field.name: [message]})
     for field in urls:
         value = getattr(instance, field.attname) or ""
-        scheme = urlsplit(value.strip()).scheme.lower()
-        if value and scheme not in WEB_SCHEMES:
+        if value and not is_web_url(value):
             raise ValidationError(
                 {field.name: [f"Only http and https URLs are stored; got {value[:40]!r}."]}
             )

@@ -64,17 +64,81 @@ def main(argv=None):
             ]  # fmt: skip
             print(" ".join(command), flush=True)
             result = subprocess.run(command, cwd=serve.ROOT, stdin=subprocess.DEVNULL)
+            pages_failed = fuzz_pages(url, args.examples * 4, args.seed)
         finally:
             serve.stop(server)
     tracebacks = log_path.read_text(errors="replace").count("Traceback")
     print(f"Server log: {log_path} ({tracebacks} traceback(s))")
     if tracebacks:
         print(log_path.read_text(errors="replace")[-5000:])
-    if result.returncode != 0 or tracebacks:
+    if result.returncode != 0 or tracebacks or pages_failed:
         print("fuzz: FAILED (schemathesis failures or server tracebacks)")
         return 1
     print("fuzz: 0 failures, 0 server tracebacks")
     return 0
+
+
+# What a page's query is made of: the parameter names the pages read, and one no page knows;
+# values that are versions, numbers (up to 5,000 digits), text with control characters.
+PARAMETERS = ["from", "to", "api", "page", "page_size", "release", "q", "area", "kind",
+              "stuck_for", "present_in", "torch", "python", "cuda", "os", "x"]  # fmt: skip
+
+
+def fuzz_pages(url, examples, seed):
+    """
+    Every page the sitemap lists (releases/surfaces.py derives it), and /calendar.ics, asked
+    ``examples`` generated queries each: a page answers 200, 301, 400 or 404, never a 5xx.
+    Returns the number of failures, printed with the query that caused each.
+    """
+    import random
+    import re
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    with urllib.request.urlopen(f"{url}/sitemap.xml", timeout=30) as answer:
+        sitemap = answer.read().decode()
+    paths = sorted(
+        {urllib.parse.urlsplit(loc).path for loc in re.findall(r"<loc>([^<]+)</loc>", sitemap)}
+    )
+    # Each kind of page once: the top-level pages, and one page of each kind under them.
+    top = [path for path in paths if path.count("/") <= 2]
+    kinds = {path.split("/")[1]: path for path in paths if path.count("/") > 2}
+    paths = top + sorted(kinds.values())
+    paths.append("/calendar.ics")
+    values = st.one_of(
+        st.sampled_from(["2.5", "2.14", "1.9", "9.9", "2.5.1", " 2.5", "2.5rc1", "", "last"]),
+        st.integers(min_value=0, max_value=10**30).map(str),
+        st.integers(min_value=4000, max_value=5000).map(lambda n: "9" * n),
+        st.text(max_size=20),
+    )
+    queries = st.lists(st.tuples(st.sampled_from(PARAMETERS), values), max_size=4)
+    failures = []
+
+    for path in paths:
+
+        @settings(max_examples=examples, database=None, deadline=None,
+                  suppress_health_check=list(HealthCheck), derandomize=True)  # fmt: skip
+        @given(query=queries)
+        def ask(query, path=path):
+            target = f"{url}{path}?{urllib.parse.urlencode(query)}"
+            try:
+                with urllib.request.urlopen(target, timeout=30) as answer:
+                    status = answer.status
+            except urllib.error.HTTPError as error:
+                status = error.code
+            if status >= 500 or status not in (200, 301, 400, 404):
+                failures.append(f"{status} {target[:300]}")
+
+        random.seed(seed)
+        ask()
+    print(f"pages: {len(paths)} pages, {examples} queries each, {len(failures)} failures")
+    for failure in failures[:20]:
+        print(f"  {failure}")
+    return len(failures)
 
 
 if __name__ == "__main__":

@@ -63,3 +63,31 @@ def test_a_line_break_in_a_title_and_a_nul_in_text_are_refused(catalog):
     feature.summary = "Paragraphs\n\nare fine in text."
     feature.save()
     assert Feature.objects.get(pk=feature.pk).title == title
+
+
+def test_a_row_stored_before_the_rule_renders_as_text_not_a_link(catalog, client, uncached):
+    """Issue 42: a javascript: URL written before the rule (straight in SQL here, as an old
+    row would be) is shown on the release page and in the track's feed, never as an href."""
+    from django.db import connection
+
+    release = Release.objects.get(version="1.8")
+    link = Link.objects.filter(feature__release=release).exclude(url="").first()
+    with connection.cursor() as cursor:
+        table = connection.ops.quote_name(Link._meta.db_table)
+        cursor.execute(
+            f"UPDATE {table} SET url = %s WHERE id = %s", ["javascript:alert(1)", link.pk]
+        )  # noqa: S608
+        table = connection.ops.quote_name(Release._meta.db_table)
+        cursor.execute(
+            f"UPDATE {table} SET announcement_url = %s WHERE id = %s",
+            ["data:text/html,x", release.pk],
+        )  # noqa: S608
+    page = client.get(f"/releases/{release.version}/")
+    feed = client.get(f"/feeds/tracks/{link.feature.track.slug}/")
+
+    assert page.status_code == 200 and feed.status_code == 200
+    for answer in (page, feed):
+        body = answer.content.decode()
+        assert 'href="javascript:' not in body and "href=&quot;javascript:" not in body
+        assert 'href="data:' not in body
+    assert link.feature.title in page.content.decode()  # the feature and its link's label stay

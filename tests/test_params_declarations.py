@@ -17,6 +17,7 @@ from releases.api.pagination import StrictPageNumberPagination
 from releases.queries.filtersets import FeatureFilterSet, StateFilterSet
 from releases.queries.pagination import CachedCountPaginator
 from releases.queries.reading import MULTI_VALUED
+from releases.versions import Version
 
 # The catalog's URLconf with the API elsewhere, for test_the_api_prefix_follows_the_urlconf.
 urlpatterns = [
@@ -100,11 +101,13 @@ def test_a_filterset_is_built_by_django_filter_with_a_form_of_what_is_given():
     # kind is checked unasked: unnamed, it leaves notices out (issue 41).
     assert set(filterset.form.fields) == {"release", "has_missing_links", "kind"}
     assert filterset.is_valid()
+    # A version is parsed where the query is read, once: below it, a versions.Version.
     assert filterset.form.cleaned_data == {
-        "release": ["1.8", "1.9"],
+        "release": [Version.parse("1.8"), Version.parse("1.9")],
         "has_missing_links": True,
         "kind": None,
     }
+    assert [str(v) for v in filterset.form.cleaned_data["release"]] == ["1.8", "1.9"]
     state = StateFilterSet(QueryDict("area=nowhere"))
     assert set(state.form.fields) == {"version", "area"}  # a required one is always checked
     assert state.errors["version"] == ["Required."]

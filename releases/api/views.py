@@ -263,7 +263,7 @@ class CompareView(APIView):
         reject_bad_query(request.query_params, {*form.fields, "format"}, errors)
         start, end = form.cleaned_data["from"], form.cleaned_data["to"]
         changes = upgrade_between(start, end)
-        return Response({"from": start, "to": end, **CompareSerializer(changes).data})
+        return Response({"from": str(start), "to": str(end), **CompareSerializer(changes).data})
 
 
 class ChangeLogView(APIView):

@@ -6,7 +6,6 @@ Every QuerySet here is a ``CatalogQuerySet``, whose bulk writes (``update``, ``d
 (``releases.writes``), so that no write escapes the history, ``updated_at`` or the revision.
 """
 
-from django.apps import apps
 from django.db import models
 from django.db.models import (
     Case,
@@ -25,11 +24,8 @@ from django.utils import timezone
 
 from releases import versions, writes
 from releases.classification import FeatureKind, ReleaseStatus, Stability
+from releases.declarations import model
 from releases.slugs import unique_slug
-
-
-def model(name):
-    return apps.get_model("releases", name)
 
 
 def version_bound(version, lookup, field="version_key"):

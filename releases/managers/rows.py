@@ -6,7 +6,8 @@ Read rules of the rows that belong to a release: what it runs on and pairs with
 from django.db import models
 from django.db.models import Case, Exists, OuterRef, Q, Value, When
 
-from releases.managers.catalog import CatalogQuerySet, model
+from releases.declarations import model
+from releases.managers.catalog import CatalogQuerySet
 
 
 class ReleaseRowQuerySet(CatalogQuerySet):

@@ -7,7 +7,8 @@ from django.db import connections, models
 from django.db.models import Exists, OuterRef, Prefetch, Q, Subquery
 
 from releases import versions
-from releases.managers.catalog import CatalogQuerySet, count_of, model
+from releases.declarations import model
+from releases.managers.catalog import CatalogQuerySet, count_of
 
 
 def api_prefix(prefix, using, field="name_key"):

@@ -115,10 +115,10 @@ def constraints(request, version):
     """
     takes_no_query(request)
     try:
-        Version.parse(version)
+        asked = Version.parse(version)  # parsed here, once
     except InvalidVersion:
         raise Http404(f"No release {version}.") from None
-    found = install.constraints(version)
+    found = install.constraints(asked)
     if found is None:
         raise Http404(f"No release {version}.")
     release, torch, pins = found

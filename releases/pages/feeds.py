@@ -16,6 +16,7 @@ from releases import canonical
 from releases.managers import previous_release
 from releases.models import Release, ScheduleDate, Stability, StageSource, Track, UpgradeNote
 from releases.versions import InvalidVersion
+from releases.writes import is_web_url
 
 
 def day_start(date):
@@ -115,7 +116,7 @@ class TrackFeed(StrictFeed):
             (
                 (link.url, link.label, link.get_status_display().lower())
                 for link in appearance.links.all()
-                if link.url
+                if is_web_url(link.url)
             ),
         )
         return format_html(

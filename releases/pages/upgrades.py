@@ -65,10 +65,11 @@ def uncovered(start, end):
 def upgrade(request):
     """The checklist of upgrading ``from`` one version ``to`` another (or of an API: ``api``)."""
     releases = list(Release.objects.released().oldest_first())
-    notes = None
+    notes, asked = None, {}
     if request.GET:
-        notes = list(reading.UPGRADES.filtered(request.GET))
-    start, end = request.GET.get("from", ""), request.GET.get("to", "")
+        notes = list(reading.UPGRADES.filtered(request.GET, asked=asked))
+    # The bounds as the query's form read them: versions.Version, parsed once.
+    start, end = asked.get("from"), asked.get("to")
     # A range the notes do not cover says so: no notes is not "nothing breaks".
     missing = uncovered(start, end) if notes is not None and (start or end) else []
     return render(
@@ -80,9 +81,9 @@ def upgrade(request):
             "groups": by_kind_and_area(notes or []),
             # An API's history, without a range: its notes release by release.
             "history": by_release(notes or []) if not (start or end) else None,
-            "start": start,
-            "end": end,
-            "api": request.GET.get("api", ""),
+            "start": str(start or ""),
+            "end": str(end or ""),
+            "api": asked.get("api") or "",
             "uncovered": missing,
             "api_url": api_url("upgrade-list", request.GET or None),
         },

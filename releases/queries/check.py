@@ -66,18 +66,18 @@ def minor_of(version):
 
 def check(query):
     """The answer for a CheckForm's cleaned data ``query``."""
-    torch = query.get("torch")
+    version = query.get("torch")  # a versions.Version, parsed when the query was read
+    torch = str(version) if version else None
     given = {name: query[name] for name in (*PLATFORMS, *Library.values) if query.get(name)}
     answer = {"torch": torch, "release": None, "checks": [], "alternatives": []}
     release = None
-    if torch and versions.Version.parse(torch).pre_rank < versions.PRE_RELEASE_RANKS[""]:
+    if version and version.pre_rank < versions.PRE_RELEASE_RANKS[""]:
         # 2.5.0rc1 is not 2.5: what a pre-release ran on and paired with is not recorded.
         reason = f"torch {torch} is a pre-release: the catalog covers final releases only."
         answer["checks"] = [verdict("torch", torch, UNKNOWN, reason)] + [
             verdict(name, value, UNKNOWN, reason) for name, value in given.items()
         ]
-    elif torch:
-        version = versions.Version.parse(torch)
+    elif version:
         release = Release.objects.released().of_version(minor_of(version)).first()
         answer["release"] = release.version if release else None
         answer["checks"] = (
@@ -139,7 +139,7 @@ def pair_checks(release, version, torch, given):
             )
             checks.append(verdict(name, value, UNKNOWN, reason))
     pairs = Companion.objects.published().filter(release=release)
-    exact = torch if torch.count(".") >= 2 else None  # a patch's own pairing, or X.Y.0's
+    exact = torch if version.names_patch else None  # a patch's own pairing, or X.Y.0's
     for library in Library.values:
         if library not in given:
             continue
@@ -149,7 +149,7 @@ def pair_checks(release, version, torch, given):
         candidates = own or paired
         match = next((c for c in candidates if same_version(c.version, value)), None)
         if match is not None:
-            checks.append(declared_check(library, value, torch, match))
+            checks.append(declared_check(library, value, version, match))
         elif candidates:
             listed = ", ".join(f"{c.version} (torch {c.torch_version})" for c in candidates)
             reason = f"torch {torch} pairs with {library} {listed}; not {value}."
@@ -160,7 +160,7 @@ def pair_checks(release, version, torch, given):
     return checks
 
 
-def declared_check(library, value, torch, match):
+def declared_check(library, value, torch, match):  # torch: a versions.Version
     """
     A pairing the catalog holds, checked against what the companion itself requires of torch
     (its metadata, as the package index serves it): a torch it excludes is unsupported.
@@ -170,7 +170,7 @@ def declared_check(library, value, torch, match):
         return verdict(library, value, SUPPORTED, reason + ".", match)
     itself = f"{library} {match.version} itself requires torch {match.torch_requirement}"
     try:
-        admits = torch.count(".") < 2 or SpecifierSet(match.torch_requirement).contains(torch)
+        admits = not torch.names_patch or SpecifierSet(match.torch_requirement).contains(str(torch))
     except InvalidSpecifier:
         admits = True
     if admits:

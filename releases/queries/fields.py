@@ -97,7 +97,7 @@ class VersionField(StrictField):
         if not value:
             return None
         try:
-            return versions.normalize(value)
+            return versions.Version.parse(value)  # parsed here, once: below takes the object
         except versions.InvalidVersion as error:
             raise forms.ValidationError(str(error), code="invalid") from None
 
@@ -116,7 +116,7 @@ class VersionListField(StrictField):
             return None
         parts = [part.strip() for part in value.split(",")]
         try:
-            return [versions.normalize(part) for part in parts]
+            return [versions.Version.parse(part) for part in parts]
         except versions.InvalidVersion as error:
             raise forms.ValidationError(
                 f"{error} Several: comma-separate them, or repeat the parameter.", code="invalid"

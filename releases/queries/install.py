@@ -166,7 +166,7 @@ def documented_build(release, torch, build, of_version):
         of_version = [w for w in of_version if plain.matches(w)]
         if not of_version:
             return None
-    exact = torch if torch.count(".") >= 2 else newest_version(release, of_version)
+    exact = str(torch) if torch.names_patch else newest_version(release, of_version)
     return exact, DOCUMENTED, [(match.source_url, match.source_line)]
 
 
@@ -194,11 +194,13 @@ def pins_of(companions):
 def constraints(torch):
     """
     (the release, the exact torch version, its pins) of a constraints file for ``torch`` (a
-    minor: its newest version recorded); None for a release the public does not know.
+    versions.Version; a minor: its newest version recorded); None for a release the public
+    does not know.
     """
     release = release_of(torch)
     if release is None:
         return None
-    if torch.count(".") < 2:
-        torch = newest_version(release, of_torch(release, torch)[0])
-    return release, torch, [f"torch=={torch}", *companion_pins(torch)]
+    exact = (
+        str(torch) if torch.names_patch else newest_version(release, of_torch(release, torch)[0])
+    )
+    return release, exact, [f"torch=={exact}", *companion_pins(exact)]

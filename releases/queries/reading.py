@@ -59,15 +59,19 @@ MULTI_VALUED = frozenset(
 )
 
 
-def filtered(query, filterset_class, queryset, allowed):
+def filtered(query, filterset_class, queryset, allowed, asked=None):
     """
     ``queryset`` narrowed by ``query`` through ``filterset_class``, or one 400 naming every
-    parameter not in ``allowed`` and every malformed value.
+    parameter not in ``allowed`` and every malformed value. ``asked``, a dict if given, gets
+    the query's values as its form cleaned them (a version as a versions.Version): a page
+    reads them there rather than parse ``query`` again.
     """
     filterset = filterset_class(query, queryset=queryset)
     with memory.letting_go(filterset):
         errors = None if filterset.is_valid() else filterset.errors
         reject_bad_query(query, allowed, errors)
+        if asked is not None:
+            asked.update(filterset.form.cleaned_data)
         return filterset.qs
 
 
@@ -114,9 +118,11 @@ class Listing(NamedTuple):
         rows = self.queryset() if queryset is None else queryset
         return read_list(query, self.filterset, rows, **kwargs)
 
-    def filtered(self, query):
-        """Every public row ``query`` asks for, unpaged (a 400 for what the FilterSet refuses)."""
-        return filtered(query, self.filterset, self.queryset(), set(self.filterset.base_filters))
+    def filtered(self, query, asked=None):
+        """Every public row ``query`` asks for, unpaged (a 400 for what the FilterSet refuses);
+        ``asked`` as ``filtered`` fills it."""
+        allowed = set(self.filterset.base_filters)
+        return filtered(query, self.filterset, self.queryset(), allowed, asked)
 
     def for_request(self, request, query=None, **kwargs):
         """

@@ -141,9 +141,9 @@ def of_torch(release, torch):
     every version's), in one query.
     """
     rows = list(Wheel.objects.published().filter(release=release))
-    if torch.count(".") < 2:
-        return rows, rows
     version = versions.Version.parse(torch)
+    if not version.names_patch:
+        return rows, rows
     exact = f"{version.major}.{version.minor}.{version.micro}"
     return rows, [w for w in rows if w.torch_version == exact]
 

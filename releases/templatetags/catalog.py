@@ -5,6 +5,7 @@ from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
 from releases import text
+from releases.writes import is_web_url
 
 register = template.Library()
 
@@ -21,3 +22,10 @@ def marked(value, search):
             for piece, matched in text.marks(str(value), query)
         )
     )
+
+
+@register.filter(name="is_web_url")
+def is_web_url_filter(value):
+    """Whether a stored URL may be rendered as a link: http and https only (writes.is_web_url),
+    so that a row written before the rule never renders as a javascript: or data: link."""
+    return is_web_url(value)

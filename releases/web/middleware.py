@@ -81,6 +81,10 @@ class CatalogCacheMiddleware:
         self.get_response = get_response
         self.page_seconds = settings.API_PAGE_CACHE_SECONDS
         self.max_age = settings.API_MAX_AGE_SECONDS
+        self.shared_cache = {
+            "s_maxage": settings.API_SHARED_MAX_AGE_SECONDS,
+            "stale_while_revalidate": settings.API_STALE_WHILE_REVALIDATE_SECONDS,
+        }
         rate = settings.API_ANON_RATE
         store = counters(caches["shared"], getattr(settings, "CACHE_DIR", None))
         self.throttle = Throttle(rate, store) if rate else None
@@ -162,10 +166,7 @@ class CatalogCacheMiddleware:
     def with_validators(self, response, etag, last_modified):
         response["ETag"] = etag
         response["Last-Modified"] = formatted_date(last_modified)
-        if "Cache-Control" in response:
-            patch_cache_control(response, public=True, max_age=self.max_age)
-        else:
-            response["Cache-Control"] = f"public, max-age={self.max_age}"
+        patch_cache_control(response, public=True, max_age=self.max_age, **self.shared_cache)
         return response
 
     @staticmethod
