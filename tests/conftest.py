@@ -113,6 +113,13 @@ def live_catalog(transactional_db, live_server):
     return live_server
 
 
+@pytest.fixture
+def live_full_catalog(transactional_db, live_server):
+    """Every release of the committed fixtures behind a real HTTP server (tests/snapshot.py)."""
+    FULL_CATALOG.apply()
+    return live_server
+
+
 @pytest.fixture(scope="session")
 def production_catalog(tmp_path_factory):
     """

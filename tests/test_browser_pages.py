@@ -6,7 +6,7 @@ with no serious or critical violation, and its full-page screenshot is saved.
 
 import pytest
 
-from tests.conftest import FULL_CATALOG, http
+from tests.conftest import http
 
 PAGES = [
     ("home", "/"),
@@ -69,13 +69,6 @@ def test_the_features_form_narrows_with_counts_and_without_scripts(live_catalog,
     ).json()
     assert f"{counts['count']} features." in page.inner_text("main")
     browsing.screenshot("features-1.8")
-
-
-@pytest.fixture
-def live_full_catalog(transactional_db, live_server):
-    """Every release of the committed fixtures behind a real HTTP server (tests/snapshot.py)."""
-    FULL_CATALOG.apply()
-    return live_server
 
 
 @pytest.mark.parametrize("screen", WIDTHS)
