@@ -71,8 +71,9 @@ def compatibility(request):
         reject_bad_query(request.GET, set(form.fields), None if form.is_valid() else form.errors)
         result = check(form.cleaned_data)
         command = install_answer(form.cleaned_data)
-    python_columns, python_rows = grid(releases, ["python"])
-    # Newest first: the releases at the top use the versions on the left.
+    # Newest first, both ways: the releases at the top use the versions on the left, so what
+    # a reader most likely wants is in view when the page opens, on a phone too.
+    python_columns, python_rows = grid(releases, ["python"], newest_first=True)
     gpu_columns, gpu_rows = grid(releases, ["cuda", "rocm"], newest_first=True)
     return render(
         request,

@@ -1,0 +1,52 @@
+"""
+Issue 43: a view wider than the screen opens on the newest releases. The matrix at 1280 px
+showed 1.2 to 2.9, so tracks that begin in 2.14 looked like empty rows; the home page's chart
+stopped at 2.10 (at 1.8 on a phone). At 390 and 1280 px, with the whole catalog, the newest
+release's column (the matrix), bar (the chart) and row and versions (the compatibility grids)
+are inside the window when the page opens, with no scrolling.
+"""
+
+import pytest
+
+from releases.versions import Version
+
+WIDTHS = {"phone": 390, "desktop": 1280}
+
+IN_VIEW = """element => {
+  const box = element.getBoundingClientRect();
+  return box.width > 0 && box.left >= -1 && box.right <= window.innerWidth + 1;
+}"""
+
+
+@pytest.mark.parametrize("screen", WIDTHS)
+def test_the_newest_releases_are_in_view_when_a_wide_view_opens(
+    live_full_catalog, browsing, screen
+):
+    page = browsing.page
+    page.set_viewport_size({"width": WIDTHS[screen], "height": 900})
+
+    browsing.open("/matrix/")
+    headers = page.locator("table.matrix thead th")
+    newest_column = headers.nth(headers.count() - 1)
+    assert newest_column.evaluate(IN_VIEW), newest_column.inner_text()
+    # The first column (the tracks' names) stays in view as well.
+    assert headers.nth(0).evaluate(IN_VIEW)
+    browsing.screenshot(f"matrix-{screen}")
+
+    browsing.open("/")
+    columns = page.locator("svg.chart g.column")
+    newest_bar = columns.nth(columns.count() - 1)
+    assert newest_bar.get_attribute("data-label") == "2.14"  # the newest with features
+    assert newest_bar.evaluate(IN_VIEW)
+    browsing.screenshot(f"home-{screen}")
+
+    browsing.open("/compatibility/")
+    for grid in ("python", "gpu"):
+        table = page.locator(f"section[aria-labelledby={grid}] table")
+        first_row = table.locator("tbody tr").first
+        # The newest release is the first row, and the newest versions the first columns.
+        shown = table.locator("tbody th").all_inner_texts()
+        assert first_row.locator("th").inner_text() == max(shown, key=Version.parse)
+        assert first_row.locator("th").evaluate(IN_VIEW)
+        assert table.locator("thead th").nth(1).evaluate(IN_VIEW)
+    browsing.screenshot(f"compatibility-{screen}")
