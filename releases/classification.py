@@ -74,6 +74,22 @@ def stage_change(before, after):
     return StageChange.PROMOTED if rose else StageChange.DEMOTED
 
 
+def stage_moves(stages):
+    """
+    How a track's stage moved at each of its appearances (``stages``: their stabilities, oldest
+    first): the change from the last stage stated before it, or None for the first stated stage
+    and for an appearance with no stage, which changes nothing. The one rule for "when did this
+    track change", read by the track page, the matrix, compare and the feeds alike: FlexAttention,
+    prototype in 2.7, unstable in 2.11, no stage in 2.12, unstable in 2.13, was relabelled in
+    2.11 only.
+    """
+    held, moves = None, []
+    for stage in stages:
+        moves.append(stage_change(held, stage) if stage else None)
+        held = stage or held
+    return moves
+
+
 class ReleaseStatus(models.TextChoices):
     """Where a release stands (annotated by ReleaseQuerySet.with_status)."""
 

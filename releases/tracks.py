@@ -8,7 +8,7 @@ recorded in the history (by whom, with what reason) and published like any other
 from django.db import transaction
 
 from releases import versions, writes
-from releases.classification import StageChange, stage_change
+from releases.classification import StageChange, stage_change, stage_moves
 from releases.models import Feature, Track, UpgradeNote
 
 
@@ -94,15 +94,20 @@ def upgrade_between(start, end):
         if not earlier:
             added.append({"track": track, "appearance": appearances[0]})
             continue
-        before, after = earlier[-1], appearances[-1]
+        # The stages stated, before and at the end: an appearance with no stage changes none.
+        before = next((a for a in reversed(earlier) if a.stability), earlier[-1])
+        after = next((a for a in reversed(appearances) if a.stability), appearances[-1])
         change = stage_change(before.stability, after.stability)
         if change in (None, StageChange.SAME):
             unchanged += 1
             continue
-        changed_in = before
-        for previous, current in zip(appearances, appearances[1:], strict=False):
-            if current.stability != previous.stability:
-                changed_in = current
+        # Where it last moved: the same rule as the track page and the matrix (stage_moves).
+        moves = stage_moves([a.stability for a in appearances])
+        changed_in = next(
+            (a for a, move in zip(reversed(appearances), reversed(moves), strict=True)
+             if move not in (None, StageChange.SAME)),
+            before,
+        )  # fmt: skip
         moved = {"track": track, "before": before, "after": after, "changed_in": changed_in}
         {
             StageChange.PROMOTED: promoted,

@@ -13,6 +13,7 @@ from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import format_html, format_html_join
 
 from releases import canonical
+from releases.classification import StageChange, stage_moves
 from releases.managers import previous_release
 from releases.models import Release, ScheduleDate, Stability, StageSource, Track, UpgradeNote
 from releases.versions import InvalidVersion
@@ -90,11 +91,16 @@ class TrackFeed(StrictFeed):
         return track.get_absolute_url()
 
     def items(self, track):
-        changes, previous = [], None
-        for appearance in track.appearances:
-            if previous is None or appearance.stability != previous.stability:
-                changes.append((track, previous, appearance))
-            previous = appearance
+        """Its first appearance, then each appearance that moved its stage (stage_moves: one
+        with no stage moves nothing), newest first."""
+        appearances = track.appearances
+        moves = stage_moves([a.stability for a in appearances])
+        changes, stated = [], None
+        for index, (appearance, move) in enumerate(zip(appearances, moves, strict=True)):
+            first_stated = appearance.stability and stated is None
+            if index == 0 or first_stated or move not in (None, StageChange.SAME):
+                changes.append((track, stated if index else None, appearance))
+            stated = appearance if appearance.stability else stated
         return list(reversed(changes))
 
     def item_title(self, item):

@@ -1,6 +1,7 @@
 """
 A track's timeline as a picture: versions along the axis in version order, one mark per
-appearance, placed higher the more stable its stage, so a promotion reads as a step up; after
+appearance, placed higher the more stable its stage, so a promotion reads as a step up (an
+appearance with no stage is a neutral mark at the stage the track holds); after
 the last appearance a dashed line carries the stage the track kept to the newest version.
 Plain geometry for the page's server-rendered SVG; no Django here.
 
@@ -79,20 +80,25 @@ def draw(versions, appearances, step=52, lead=1):
     axis_y = TOP + ROW * (len(LEVELS) - 1) + AXIS_GAP
     height = round(axis_y + label_room + 8)
     x_of = {version: LEFT + index * step for index, version in enumerate(versions)}
-    marks = [
-        Mark(
-            x=x_of[version],
-            y=TOP + ROW * LEVELS.get(stability or "", NONE_LEVEL),
-            version=version,
-            stability=stability or NO_STAGE,
-            label=LABELS.get(stability or "", "No stage"),
-            title=title,
-            from_claim=from_claim,
-            relabelled=relabelled,
+    marks, held = [], ""
+    for version, stability, title, from_claim, relabelled in appearances:
+        # An appearance with no stage changes none: its neutral mark sits at the stage the
+        # track holds, never on a row below, where it would read as a demotion.
+        held = stability or held
+        if version not in x_of:
+            continue
+        marks.append(
+            Mark(
+                x=x_of[version],
+                y=TOP + ROW * LEVELS.get(held, NONE_LEVEL),
+                version=version,
+                stability=stability or NO_STAGE,
+                label=LABELS.get(stability or "", "No stage"),
+                title=title,
+                from_claim=from_claim,
+                relabelled=relabelled,
+            )
         )
-        for version, stability, title, from_claim, relabelled in appearances
-        if version in x_of
-    ]
     seen = {mark.version for mark in marks}
     last_x = x_of[versions[-1]] if versions else 0
     kept = (marks[-1].x, marks[-1].y, last_x) if marks and marks[-1].x < last_x else None

@@ -14,7 +14,7 @@ from django.utils.safestring import mark_safe
 from rest_framework.exceptions import ValidationError
 
 from releases import memory, provenance, schemes, stats
-from releases.classification import NO_STAGE, StageChange, stage_change
+from releases.classification import NO_STAGE, StageChange, stage_moves
 from releases.models import (
     Area,
     Release,
@@ -76,7 +76,7 @@ def track_detail(request, slug):
     if track is None:
         raise Http404(f"No track {slug}.")
     axis = [release.version for release in Release.objects.announcing().oldest_first()]
-    stages = [None, *(a.stability for a in track.appearances)]
+    moves = stage_moves([a.stability for a in track.appearances])
     drawing = timeline.draw(
         axis,
         [
@@ -85,9 +85,9 @@ def track_detail(request, slug):
                 a.stability,
                 a.title,
                 a.stage_source == StageSource.CLAIM,
-                stage_change(before, a.stability) == StageChange.RELABELLED,
+                move == StageChange.RELABELLED,
             )
-            for a, before in zip(track.appearances, stages, strict=False)
+            for a, move in zip(track.appearances, moves, strict=True)
         ],
     )
     badge_url = request.build_absolute_uri(reverse("badge-track-svg", kwargs={"slug": track.slug}))
@@ -154,17 +154,18 @@ def matrix_cells(track, releases):
     a template would spend most of the page's time on them). A release without an appearance
     keeps the stage of the one before; a change is "up" or "down" where the stage rose or fell.
     """
-    by_version = {a.release.version: a for a in track.appearances}
-    cells, current, stage = [], None, None
+    moves = stage_moves([a.stability for a in track.appearances])
+    by_version = {
+        a.release.version: (a, move) for a, move in zip(track.appearances, moves, strict=True)
+    }
+    cells, current = [], None
     for release in releases:
-        appearance = by_version.get(release.version)
+        appearance, move = by_version.get(release.version, (None, None))
         if appearance is None:
             cells.append(matrix_cell(current, False))
             continue
         current = appearance.stability or NO_STAGE
-        change = MATRIX_MARKS.get(stage_change(stage, appearance.stability), "")
-        stage = appearance.stability or stage
-        cells.append(matrix_cell(current, True, change))
+        cells.append(matrix_cell(current, True, MATRIX_MARKS.get(move, "")))
     return mark_safe("".join(cells))  # fixed words only: see matrix_cell
 
 
