@@ -45,6 +45,15 @@ def on(surface, patterns):
     return list(patterns) if several else patterns
 
 
+MENU = "catalog_menu"  # where ``in_menu`` puts a page's label in the site's menu
+
+
+def in_menu(label, pattern):
+    """``pattern``, a page, listed in the site's menu as ``label`` (in declaration order)."""
+    setattr(pattern, MENU, label)
+    return pattern
+
+
 @dataclass(frozen=True)
 class Route:
     """One URL pattern of the URLconf, with the surface it was put on (None: on none)."""
@@ -63,6 +72,10 @@ class Route:
         """``/releases/`` of ``releases/<version>/``; ``/calendar.ics`` of itself; ``/``."""
         head, slash, _ = self.route.partition("/")
         return f"/{head}{slash}"
+
+    @property
+    def menu_label(self):
+        return getattr(self.pattern, MENU, None)
 
     @property
     def in_sitemap(self):
@@ -124,6 +137,32 @@ def sitemap_pages():
 @functools.cache
 def listed_pages(urlconf):
     return [route.name for route in walk(urlconf) if route.in_sitemap and route.name]
+
+
+def menu():
+    """[(label, URL name)]: the site's menu, every page declared ``in_menu``, in order."""
+    return menu_of(get_urlconf(settings.ROOT_URLCONF))
+
+
+@functools.cache
+def menu_of(urlconf):
+    return [(route.menu_label, route.name) for route in walk(urlconf) if route.menu_label]
+
+
+@checks.register(checks.Tags.urls)
+def check_every_page_is_in_the_menu(app_configs, **kwargs):
+    """A page the sitemap lists (but the home page) that the menu forgets is found by search
+    engines and by nobody else: an error."""
+    return [
+        checks.Error(
+            f"The page {route.route!r} ({route.name}) is in the sitemap but not in the menu.",
+            hint="Declare it with releases.surfaces.in_menu(LABEL, path(...)) where it is "
+            "declared.",
+            id="releases.E011",
+        )
+        for route in walk()
+        if route.in_sitemap and route.route and not route.menu_label
+    ]
 
 
 @checks.register(checks.Tags.urls)

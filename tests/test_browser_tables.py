@@ -94,3 +94,25 @@ def test_no_cell_sits_under_another_columns_header(live_full_catalog, browsing, 
         if problems:
             found[path] = problems
     assert found == {}
+
+
+@pytest.mark.parametrize("screen", WIDTHS)
+def test_every_public_page_is_in_the_menu_in_view(live_full_catalog, browsing, screen):
+    """Issue 43: the menu reaches every page the sitemap lists, on a phone too: each of its
+    links is on screen, none cut off or hidden."""
+    browsing.page.set_viewport_size({"width": WIDTHS[screen], "height": 900})
+    browsing.open("/")
+    links = browsing.page.locator('nav[aria-label="Sections"] a')
+    shown = {}
+    for index in range(links.count()):
+        link = links.nth(index)
+        box = link.bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= WIDTHS[screen], (
+            link.inner_text()
+        )
+        shown[link.get_attribute("href")] = link.inner_text()
+    sitemap_top = [
+        path for path in public_pages(live_full_catalog) if path.count("/") == 2 and "?" not in path
+    ]
+    assert set(sitemap_top) <= set(shown), set(sitemap_top) - set(shown)
+    browsing.screenshot(f"menu-{screen}")

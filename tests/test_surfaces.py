@@ -6,6 +6,7 @@ errors under the API, feeds and badges. A page added outside the rules fails her
 """
 
 import json
+import re
 
 import pytest
 from django.core import checks
@@ -68,6 +69,40 @@ def test_a_pattern_on_no_surface_is_a_startup_error(settings):
         del sys.modules[settings.ROOT_URLCONF]
     assert [error.id for error in errors] == ["releases.E010"]
     assert "stray/" in errors[0].msg
+
+
+def test_a_page_the_menu_forgets_is_a_startup_error(settings):
+    """Issue 43: /deprecations/ and /stages/ were in no menu, which was kept by hand."""
+    settings.ROOT_URLCONF = __name__ + "_unlisted"
+    module = type(json)("unlisted")
+    module.urlpatterns = surfaces.on(
+        surfaces.PAGE,
+        [
+            path("", lambda request: None, name="home"),
+            surfaces.in_menu("Listed", path("listed/", lambda request: None, name="listed")),
+            path("forgotten/", lambda request: None, name="forgotten"),
+        ],
+    )
+    import sys
+
+    sys.modules[settings.ROOT_URLCONF] = module
+    try:
+        errors = surfaces.check_every_page_is_in_the_menu(None)
+        menu = surfaces.menu()
+    finally:
+        del sys.modules[settings.ROOT_URLCONF]
+    assert [error.id for error in errors] == ["releases.E011"]
+    assert "forgotten/" in errors[0].msg
+    assert menu == [("Listed", "listed")]
+
+
+def test_the_site_menu_lists_every_page_of_the_sitemap_but_home(client, catalog):
+    home = client.get("/").content.decode()
+    nav = home.split('<nav aria-label="Sections">')[1].split("</nav>")[0]
+    linked = set(re.findall(r'href="([^"]+)"', nav))
+    listed = {reverse(name) for name in surfaces.sitemap_pages()} - {"/"}
+    assert listed <= linked
+    assert {"/deprecations/", "/stages/", "/sources/"} <= linked
 
 
 def test_the_walk_reaches_every_public_surface():

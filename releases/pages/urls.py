@@ -5,28 +5,33 @@ from django.urls import path
 from releases.pages import compat, tracks, upgrades, views
 from releases.pages.feeds import ReleaseFeed, ScheduleFeed, TrackFeed, UpgradeFeed
 from releases.pages.sitemaps import SITEMAPS
-from releases.surfaces import BADGE, FEED, PAGE, on
+from releases.surfaces import BADGE, FEED, PAGE, in_menu, on
 
 # Each URL on its surface (releases.surfaces): what it is decides its caching, ETag,
-# throttle, parameters, methods, error format and sitemap entry.
+# throttle, parameters, methods, error format and sitemap entry; in_menu puts a page in the
+# site's menu (a page the sitemap lists must be: check releases.E011).
 pages = on(
     PAGE,
     [
         path("", views.home, name="page-home"),
-        path("releases/", views.release_list, name="page-releases"),
+        in_menu("Releases", path("releases/", views.release_list, name="page-releases")),
         path("releases/<str:version>/", views.release_detail, name="page-release"),
         path("releases/<str:version>/state/", views.state, name="page-state"),
-        path("tracks/", tracks.track_list, name="page-tracks"),
+        in_menu("Tracks", path("tracks/", tracks.track_list, name="page-tracks")),
         path("tracks/<slug:slug>/", tracks.track_detail, name="page-track"),
-        path("matrix/", tracks.matrix, name="page-matrix"),
-        path("compare/", views.compare_page, name="page-compare"),
-        path("features/", views.feature_list, name="page-features"),
-        path("graduation/", tracks.graduation, name="page-graduation"),
-        path("stages/", views.stages, name="page-stages"),
-        path("sources/", views.sources, name="page-sources"),
-        path("compatibility/", compat.compatibility, name="page-compatibility"),
-        path("upgrade/", upgrades.upgrade, name="page-upgrade"),
-        path("deprecations/", upgrades.deprecations, name="page-deprecations"),
+        in_menu("Matrix", path("matrix/", tracks.matrix, name="page-matrix")),
+        in_menu("Compare", path("compare/", views.compare_page, name="page-compare")),
+        in_menu("Features", path("features/", views.feature_list, name="page-features")),
+        in_menu("Graduation", path("graduation/", tracks.graduation, name="page-graduation")),
+        in_menu("Stages", path("stages/", views.stages, name="page-stages")),
+        in_menu("Sources", path("sources/", views.sources, name="page-sources")),
+        in_menu(
+            "Compatibility", path("compatibility/", compat.compatibility, name="page-compatibility")
+        ),
+        in_menu("Upgrade", path("upgrade/", upgrades.upgrade, name="page-upgrade")),
+        in_menu(
+            "Deprecations", path("deprecations/", upgrades.deprecations, name="page-deprecations")
+        ),
         path("calendar.ics", compat.calendar, name="calendar"),
         path("constraints/<str:version>.txt", compat.constraints, name="page-constraints"),
         path("sitemap.xml", views.sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),

@@ -4,7 +4,7 @@ from django import template
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
-from releases import text
+from releases import surfaces, text
 from releases.writes import is_web_url
 
 register = template.Library()
@@ -29,3 +29,9 @@ def is_web_url_filter(value):
     """Whether a stored URL may be rendered as a link: http and https only (writes.is_web_url),
     so that a row written before the rule never renders as a javascript: or data: link."""
     return is_web_url(value)
+
+
+@register.simple_tag
+def site_menu():
+    """[(label, URL name)] of the pages in the site's menu (releases.surfaces.in_menu)."""
+    return surfaces.menu()
