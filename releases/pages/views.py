@@ -148,7 +148,8 @@ def release_detail(request, version):
         for link in feature.links.all():  # a broken link offers its archived copy
             link.archive = archived_url(link.url, release.release_date) if link.is_broken else None
     groups = {}
-    for feature in release.counted_features:  # its notices have a section of their own
+    counted = release.counted_features  # its notices have a section of their own
+    for feature in counted:
         groups.setdefault(feature.area, []).append(feature)
     return render(
         request,
@@ -157,7 +158,12 @@ def release_detail(request, version):
             "release": release,
             "groups": sorted(groups.items(), key=lambda item: item[0].name.lower()),
             "notices": release.notices,
-            "news": whats_new(release.counted_features),
+            "news": whats_new(counted) if counted else [],
+            "stage_counts": [
+                (value, label, sum((f.stability or NO_STAGE) == value for f in counted))
+                for value, label in STAGE_COLUMNS
+            ],
+            "shared_label": shared_stage_label(counted),
             "runs_on": compat.runs_on(release),
             "wheels": wheels.summary(release.public_wheels),
             "install": install.release_commands(release),
@@ -167,6 +173,16 @@ def release_detail(request, version):
             "deprecation": FeatureKind.DEPRECATION,
         },
     )
+
+
+def shared_stage_label(features):
+    """The post's stage label, when every feature of the release that has one carries the same
+    (2.14: "API Unstable" on all 50 with a stage): said once at the top, not under each."""
+    labelled = [feature for feature in features if feature.stage_label]
+    labels = {feature.stage_label for feature in labelled}
+    # Only a label the page would explain (one that is not the stage's own name).
+    explained = any(feature.stage_label.lower() != feature.stability for feature in labelled)
+    return labels.pop() if len(labelled) > 1 and len(labels) == 1 and explained else ""
 
 
 NEWS = [
