@@ -6,6 +6,7 @@ words; drafts kept private.
 
 import io
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from releases.models import Release, UpgradeAPI, UpgradeNote
+from releases.versions import Version
 
 KEYS = Path(__file__).parent / "answer_keys"
 COVERED = ["2.5", "2.6", "2.7", "2.8", "2.9", "2.10", "2.11", "2.12", "2.13", "2.14"]
@@ -534,3 +536,13 @@ def test_a_byte_order_mark_is_read_and_a_nul_refused(gadgets):
     with pytest.raises(CommandError, match=r":\d+: a control character \(U\+0000\)"):
         run(gadgets, "--release", "9.4")
     assert not UpgradeNote.objects.filter(release__version="9.4").exists()
+
+
+def test_deprecations_list_the_newest_release_first(full_catalog, client):
+    """Issue 43: /deprecations/ listed oldest first, so what is deprecated now came last."""
+    page = client.get("/deprecations/").content.decode()
+    shown = re.findall(
+        r'<td class="version" data-label="Deprecated in"><a href="/releases/([^/]+)/"', page
+    )
+    assert shown and shown[0] == "2.14"
+    assert shown == sorted(shown, key=Version.parse, reverse=True)

@@ -57,6 +57,11 @@ class UpgradeNoteQuerySet(CatalogQuerySet):
         """Newest concerns last, as a person upgrading reads them: by release, kind, area."""
         return self.order_by("release_version_key", "kind_rank", "area_slug", "line_key", "slug")
 
+    def newest_first(self):
+        """The newest release's notes first (/deprecations/: what is deprecated now leads);
+        the kind index (kind, release_version_key) serves it, read backwards."""
+        return self.order_by("-release_version_key", "kind_rank", "area_slug", "line_key", "slug")
+
     def naming(self, prefix):
         """The notes naming an API that begins with ``prefix``: torch.onnx finds the exporter."""
         apis = model("UpgradeAPI").objects.using(self.db).starting_with(prefix)

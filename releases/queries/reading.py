@@ -145,4 +145,6 @@ STATE = Listing(StateFilterSet, Track.objects.all)
 # The state page's: its version is in the path, so it gives the list with its stages.
 STATE_AT = Listing(StateAtFilterSet, Track.objects.for_api)
 UPGRADES = Listing(UpgradeFilterSet, UpgradeNote.objects.for_api)
-DEPRECATIONS = Listing(DeprecationFilterSet, lambda: UpgradeNote.objects.for_api().deprecations())
+DEPRECATIONS = Listing(
+    DeprecationFilterSet, lambda: UpgradeNote.objects.for_api().deprecations().newest_first()
+)
