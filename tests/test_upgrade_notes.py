@@ -546,3 +546,22 @@ def test_deprecations_list_the_newest_release_first(full_catalog, client):
     )
     assert shown and shown[0] == "2.14"
     assert shown == sorted(shown, key=Version.parse, reverse=True)
+
+
+def test_searching_a_capabilitys_name_finds_the_notes_of_its_apis(full_catalog, client):
+    """Issue 43: "TorchScript" found nothing, only torch.jit did. The search knows a capability
+    by its track's name, and an API's notes bring their capability's others."""
+
+    def found(text):
+        answer = client.get("/api/upgrade/", {"api": text, "page_size": 100}).json()
+        return {(note["release"], note["slug"]) for note in answer["results"]}
+
+    torchscript = found("TorchScript")
+    of_the_track = {
+        (note.release.version, note.slug)
+        for note in UpgradeNote.objects.published().filter(track__slug="torchscript")
+    }
+    assert of_the_track and torchscript >= of_the_track
+    assert found("torch.jit") >= of_the_track
+    assert found("torchscript") == torchscript  # a name in any case
+    assert found("no-such-capability") == set()

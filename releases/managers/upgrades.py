@@ -63,9 +63,18 @@ class UpgradeNoteQuerySet(CatalogQuerySet):
         return self.order_by("-release_version_key", "kind_rank", "area_slug", "line_key", "slug")
 
     def naming(self, prefix):
-        """The notes naming an API that begins with ``prefix``: torch.onnx finds the exporter."""
+        """
+        The notes naming an API that begins with ``prefix`` (torch.onnx finds the exporter),
+        and the notes of the capability it names: a track called ``prefix`` (TorchScript), or
+        one whose notes name such an API (torch.jit finds TorchScript's notes that name none).
+        """
         apis = model("UpgradeAPI").objects.using(self.db).starting_with(prefix)
-        return self.filter(pk__in=apis.values("note_id"))
+        tracks = (
+            model("Track")
+            .objects.using(self.db)
+            .filter(Q(name__iexact=prefix) | Q(upgrade_notes__apis__in=apis))
+        )
+        return self.filter(Q(pk__in=apis.values("note_id")) | Q(track__in=tracks.values("pk")))
 
     def deprecations(self):
         return self.filter(kind="deprecation")
