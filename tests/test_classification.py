@@ -112,7 +112,7 @@ def test_compare_lists_relabels_apart(client, full_catalog):
     moved = {item["track"] for item in body["promoted"] + body["demoted"]}
     assert not moved & set(relabelled)
     page = client.get("/compare/", {"from": "2.6", "to": "2.14"}).content.decode()
-    assert "<h2>Relabelled (" in page
+    assert '<h2 id="relabelled">Relabelled (' in page
 
 
 def test_a_relabel_is_drawn_as_one_on_the_matrix_and_the_timeline(client, full_catalog):
@@ -153,3 +153,13 @@ def test_badges_and_state_know_api_unstable(client, full_catalog):
     state = client.get("/api/state/", {"version": "2.14", "stability": "unstable"}).json()
     assert state["count"] > 0 and {i["stability"] for i in state["results"]} == {"unstable"}
     assert FeatureKind.DEPRECATION in Feature.objects.values_list("kind", flat=True)
+
+
+def test_compare_starts_with_its_summary(client, full_catalog):
+    """Issue 43: compare put its promotions after 72 new tracks."""
+    page = client.get("/compare/", {"from": "2.6", "to": "2.14"}).content.decode()
+    summary, promoted, new = (page.index(h) for h in ('id="summary"', 'id="promoted"', 'id="new"'))
+    assert summary < promoted < new
+    counts = page[summary:promoted]
+    for anchor in ("#promoted", "#demoted", "#relabelled", "#new"):
+        assert f'href="{anchor}"' in counts
