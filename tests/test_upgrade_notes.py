@@ -88,8 +88,13 @@ def test_upgrading_from_2_8_to_2_14_lists_the_onnx_and_jit_deprecations(full_cat
     assert "<code>torch.jit</code>" in body
     assert 'href="https://github.com/pytorch/pytorch/pull/167669"' in body  # torch.jit
     # Breaking changes first, then removals, then deprecations.
-    breaking = body.index("<h2>Backwards-incompatible changes")
-    assert breaking < body.index("<h2>Removals") < body.index("<h2>Deprecations")
+    breaking = body.index('<h2 id="bc-breaking">Backwards-incompatible changes')
+    assert breaking < body.index('<h2 id="removal">Removals')
+    assert body.index('<h2 id="removal">Removals') < body.index('<h2 id="deprecation">Deprecations')
+    # Issue 43: the page starts with its contents, kinds then areas, each a link to its part.
+    contents = body[body.index('id="contents"') : breaking]
+    assert contents.index('href="#bc-breaking"') < contents.index('href="#deprecation"')
+    assert re.search(r'href="#deprecation-\d+">ONNX</a>', contents)
     # Nothing of 2.8 itself: the notes of the releases after the one you run.
     assert '<span class="version">2.8</span>' not in body
 
