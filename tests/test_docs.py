@@ -54,3 +54,17 @@ def test_the_readme_opens_with_the_two_commands_and_fits_a_few_screens():
     assert len(readme.splitlines()) <= 150
     for page in sorted((ROOT / "docs").glob("*.md")):
         assert f"(docs/{page.name})" in readme, f"the README does not lead to {page.name}"
+
+
+def test_the_readme_says_what_it_answers_before_accounts_and_lists_every_page(db):
+    """Issue 43: the README explained editor accounts and the secret key before it said what
+    the catalog is, and listed no public page. Every page of the menu is named there."""
+    from django.urls import reverse
+
+    from releases import surfaces
+
+    readme = (ROOT / "README.md").read_text()
+    assert readme.index("## What it answers") < readme.index("create_editor")
+    assert readme.index("## What it answers") < readme.index("secret key")
+    for _label, name in surfaces.menu():
+        assert f"`{reverse(name)}`" in readme, name
