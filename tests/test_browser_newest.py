@@ -50,3 +50,20 @@ def test_the_newest_releases_are_in_view_when_a_wide_view_opens(
         assert first_row.locator("th").evaluate(IN_VIEW)
         assert table.locator("thead th").nth(1).evaluate(IN_VIEW)
     browsing.screenshot(f"compatibility-{screen}")
+
+
+@pytest.mark.parametrize("screen", WIDTHS)
+def test_the_checker_answers_torch_alone_and_python_with_cuda(live_full_catalog, browsing, screen):
+    """Issue 43: torch 2.3.1 alone gave an empty result; Python 3.9 with CUDA 11.8 two answers."""
+    page = browsing.page
+    page.set_viewport_size({"width": WIDTHS[screen], "height": 900})
+    browsing.open("/compatibility/?torch=2.3.1")
+    result = page.locator(".check-result").inner_text()
+    assert "torch 2.3.1 pairs with" in result and "torchvision 0.18.1" in result
+    assert "Python 3.8 to 3.12" in result
+    browsing.screenshot(f"checker-torch-{screen}")
+    browsing.open("/compatibility/?python=3.9&cuda=11.8")
+    together = page.locator(".check-result .together").inner_text()
+    assert "newest torch with stable builds for both is 2.7" in together
+    browsing.screenshot(f"checker-together-{screen}")
+    assert not browsing.serious_accessibility_problems()

@@ -4,6 +4,7 @@ importer, the curated catalog against answer keys of its sources, and the API's 
 """
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -521,3 +522,34 @@ def test_a_repeated_row_is_read_once_and_a_huge_table_not_at_all():
     found = read(huge)
     assert "9.0" not in [p.release for p in found.platforms]
     assert any("which no table of releases holds" in message for _, message in found.problems)
+
+
+def test_torch_alone_gives_its_pairings_python_range_and_accelerators(client, full_catalog):
+    """Issue 43: torch 2.3.1 alone gave an empty answer; the release page knew torchvision
+    0.18.1 pairs with it. The page and /api/check/ give the same answer, from check()."""
+    answer = client.get("/api/check/", {"torch": "2.3.1"}).json()
+    pairs = {p["library"]: (p["version"], p["torch"]) for p in answer["pairs_with"]}
+    assert pairs["torchvision"] == ("0.18.1", "2.3.1")  # the patch's own, not 2.3.0's
+    assert answer["runs_on"]["python"][0] == "3.8" and "11.8" in answer["runs_on"]["cuda"]
+    minor = client.get("/api/check/", {"torch": "2.3"}).json()
+    assert {p["library"]: p["version"] for p in minor["pairs_with"]}["torchvision"] == "0.18.0"
+    page = client.get("/compatibility/", {"torch": "2.3.1"}).content.decode()
+    assert "torch 2.3.1 pairs with" in page and "torchvision 0.18.1" in page
+    assert "has builds for Python 3.8 to 3.12" in page
+
+
+def test_python_with_cuda_gives_the_newest_torch_with_both(client, full_catalog):
+    answer = client.get("/api/check/", {"python": "3.9", "cuda": "11.8"}).json()
+    newest = {item["for"]: item["newest"] for item in answer["alternatives"]}
+    assert newest == {"Python 3.9": "2.8", "CUDA 11.8": "2.7"}  # each apart, as before
+    assert answer["together"]["newest"] == "2.7"
+    assert answer["together"]["for"] == "Python 3.9 with CUDA 11.8"
+    page = client.get("/compatibility/", {"python": "3.9", "cuda": "11.8"}).content.decode()
+    assert "the newest torch with stable builds for both is <strong>2.7</strong>" in page
+    assert client.get("/api/check/", {"python": "3.9"}).json()["together"] is None
+
+
+def test_the_companion_table_lists_patch_pairings(client, full_catalog):
+    page = client.get("/compatibility/").content.decode().split('id="companions"')[1]
+    row = re.search(r'<a href="/releases/2\.3/">2\.3</a></th>(.*?)</tr>', page, re.S).group(1)
+    assert "0.18.1" in row and "(torch 2.3.1)" in row

@@ -79,6 +79,37 @@ CHECK_RESPONSE = inline_serializer(
             },
             allow_null=True,
         ),
+        "together": inline_serializer(
+            "CheckTogether",
+            {
+                "for": serializers.CharField(
+                    help_text="The platforms given: Python 3.9 with CUDA 11.8."
+                ),
+                "torch": serializers.ListField(
+                    child=serializers.CharField(),
+                    help_text="Torch versions with stable builds for them all, newest first.",
+                ),
+                "newest": serializers.CharField(allow_null=True),
+            },
+            allow_null=True,
+            help_text="With two platforms or more: the torch versions that have them all.",
+        ),
+        "pairs_with": inline_serializer(
+            "CheckPairing",
+            {
+                "library": serializers.CharField(),
+                "version": serializers.CharField(),
+                "torch": serializers.CharField(help_text="The torch version it is paired with."),
+                "source": inline_serializer(
+                    "CheckPairingSource",
+                    {"url": serializers.URLField(), "line": serializers.IntegerField()},
+                    allow_null=True,
+                ),
+            },
+            many=True,
+            allow_null=True,
+            help_text="The companions paired with torch: a patch's own, a minor's X.Y.0 ones.",
+        ),
     },
 )
 

@@ -53,11 +53,14 @@ def grid(releases, kinds, newest_first=False):
 
 
 def companions(release):
-    """{library: version} paired with the release's X.Y.0 (or its first pairing)."""
-    first = {}
-    for companion in release.public_companions:
-        first.setdefault(companion.library, companion.version)
-    return [(library, first.get(library)) for library in Library.values]
+    """[(library, [(version, torch version)])]: every pairing of the release, its patches' too
+    (2.3.0 with torchvision 0.18.0, 2.3.1 with 0.18.1), oldest torch first."""
+    paired = {library: [] for library in Library.values}
+    for companion in sorted(release.public_companions, key=lambda c: c.torch_version_key):
+        paired.setdefault(companion.library, []).append(
+            (companion.version, companion.torch_version)
+        )
+    return [(library, paired[library]) for library in Library.values]
 
 
 @checks_query

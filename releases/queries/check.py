@@ -102,8 +102,11 @@ def check(query):
     answer["published"] = (
         wheels.published(release, torch, build) if release is not None and build.given else None
     )
-    answer["alternatives"] = alternatives(given)
+    found = alternatives(given)
+    answer["alternatives"] = found
+    answer["together"] = together(given, found)
     answer["runs_on"] = runs_on(release) if release is not None else None
+    answer["pairs_with"] = pairs_with(release, version) if release is not None else None
     verdicts = {item["verdict"] for item in answer["checks"]}
     answer["verdict"] = next(
         (v for v in (UNSUPPORTED, UNKNOWN, EXPERIMENTAL) if v in verdicts),
@@ -229,6 +232,52 @@ def alternatives(given):
             }
         )
     return found
+
+
+def together(given, found):
+    """
+    With two platforms or more given (Python 3.9 and CUDA 11.8), the released torch versions
+    with stable builds for all of them, newest first: the one answer the separate ones leave to
+    the reader. None with fewer than two.
+    """
+    platforms = [item for name, item in zip(given, found, strict=False) if name in PLATFORMS]
+    if len(platforms) < 2:
+        return None
+    common = set(platforms[0]["torch"]).intersection(*(set(p["torch"]) for p in platforms[1:]))
+    ordered = sorted(common, key=versions.Version.parse, reverse=True)
+    return {
+        "for": " with ".join(item["for"] for item in platforms),
+        "torch": ordered,
+        "newest": ordered[0] if ordered else None,
+    }
+
+
+def pairs_with(release, version):
+    """
+    The companions paired with torch ``version`` (a versions.Version): a patch's own pairings
+    (2.3.1: torchvision 0.18.1), a minor's X.Y.0 ones (or its first, where X.Y.0 has none).
+    """
+    rows = list(
+        Companion.objects.published()
+        .filter(release=release)
+        .order_by("library", "torch_version_key")
+    )
+    exact = str(version) if version.names_patch else f"{release.version}.0"
+    own = [c for c in rows if c.torch_version == exact]
+    if not own and not version.names_patch:
+        first = {}
+        for companion in rows:
+            first.setdefault(companion.library, companion)
+        own = list(first.values())
+    return [
+        {
+            "library": c.library,
+            "version": c.version,
+            "torch": c.torch_version,
+            "source": source_of(c),
+        }
+        for c in own
+    ]
 
 
 def runs_on(release):
