@@ -163,3 +163,17 @@ def test_compare_starts_with_its_summary(client, full_catalog):
     counts = page[summary:promoted]
     for anchor in ("#promoted", "#demoted", "#relabelled", "#new"):
         assert f'href="{anchor}"' in counts
+
+
+def test_the_matrix_hides_the_releases_before_a_chosen_one(client, full_catalog):
+    """Issue 43: the matrix can start at a release (seen_since), as /api/tracks/ can."""
+    matrix = client.get("/matrix/", {"seen_since": "2.8"}).content.decode()
+    columns = re.findall(r'<th scope="col"[^>]*><a href="/releases/([^/]+)/">', matrix)
+    assert columns[0] == "2.8" and columns[-1] == "2.14"
+    listed = client.get("/api/tracks/", {"seen_since": "2.8", "page_size": 100}).json()
+    shown = set(re.findall(r'<th scope="row"><a href="/tracks/([^/]+)/">', matrix))
+    assert shown == {track["slug"] for track in listed["results"]}
+    every = client.get("/api/tracks/", {"page_size": 100}).json()["count"]
+    assert 0 < listed["count"] < every
+    refused = client.get("/matrix/", {"seen_since": "2.x"})
+    assert refused.status_code == 400 and b"seen_since" in refused.content

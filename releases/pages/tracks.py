@@ -176,12 +176,16 @@ def matrix(request):
     drawn as a table, with its filters (area, stability, first_release, as_of, promoted_in,
     search). Every track is on one page, up to MATRIX_PAGE_SIZE.
     """
+    asked = {}
     tracks = reading.TRACKS.for_request(
         request,
         prepare=lambda qs: qs.order_by(Lower("area__name"), Lower("name"), "pk"),
         size=MATRIX_PAGE_SIZE,
+        asked=asked,
     )
-    releases = list(Release.objects.announcing().oldest_first())
+    every_release = list(Release.objects.announcing().oldest_first())
+    since = asked.get("seen_since")  # a versions.Version: the releases before it are hidden
+    releases = [r for r in every_release if since is None or r.version_key >= since.key]
     groups = []
     for track in tracks:
         if not groups or groups[-1][0] != track.area:
@@ -204,6 +208,8 @@ def matrix(request):
             "area": request.GET.get("area", ""),
             "stability": request.GET.get("stability", ""),
             "first_release": request.GET.get("first_release", ""),
+            "every_release": every_release,
+            "seen_since": str(since or ""),
             "stages": STAGE_COLUMNS,
             "words": [
                 (value, letter, letter + rest) for value, (letter, rest) in CELL_WORDS.items()

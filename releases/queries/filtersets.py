@@ -4,7 +4,7 @@ upgrade notes' in releases.queries.upgrades). A parameter's declaration is its f
 effect lives in its filter (or the FilterSet method it names).
 """
 
-from django.db.models import OuterRef, Subquery
+from django.db.models import Exists, OuterRef, Subquery
 
 from releases import versions
 from releases.classification import NO_STAGE, ReleaseStatus
@@ -274,9 +274,22 @@ class TrackFilterSet(StagesAsOfFilterSet):
         help_text="Tracks that first appeared in this release, e.g. 2.0; several "
         "comma-separated or repeated.",
     )
+    seen_since = VersionFilter(
+        method="filter_seen_since",
+        help_text="Tracks that appear in this release or a later one, e.g. 2.8 (the matrix "
+        "shows its releases from it).",
+    )
 
     def filter_promoted_in(self, queryset, name, value):
         return queryset if not value else queryset.promoted_in(value)
+
+    def filter_seen_since(self, queryset, name, value):
+        if not value:
+            return queryset
+        later = Feature.objects.published().filter(
+            track=OuterRef("pk"), release_version_key__gte=versions.Version.parse(value).key
+        )
+        return queryset.filter(Exists(later))
 
     def filter_first_release(self, queryset, name, value):
         # Compared as versions (2.0.0 is 2.0): the key of the track's oldest public appearance.

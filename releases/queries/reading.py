@@ -75,16 +75,19 @@ def filtered(query, filterset_class, queryset, allowed, asked=None):
         return filterset.qs
 
 
-def read_list(query, filterset_class, queryset, *, path, token=None, size=50, prepare=None):
+def read_list(
+    query, filterset_class, queryset, *, path, token=None, size=50, prepare=None, asked=None
+):
     """
     The page of the list ``query`` asks for: ``queryset`` filtered by ``filterset_class``
     (a 400 for an unknown parameter or a malformed value), shaped by ``prepare``, then paged
     (``page``, ``page_size`` up to 100, ``size`` without it; ``page=last``; a page past the
     last is a 404) with its count kept under ``path`` and the filters as of revision ``token``.
     With ``cursor``, the list is the rows after it (releases.queries.keyset), paged from there.
+    ``asked``, a dict if given, gets the query as its form cleaned it (``filtered``).
     """
     allowed = {*filterset_class.base_filters, PAGE, PAGE_SIZE, CURSOR}
-    rows = filtered(query, filterset_class, queryset, allowed)
+    rows = filtered(query, filterset_class, queryset, allowed, asked)
     per_page = page_size(query, size)
     check_page(query)
     rows = prepare(rows) if prepare else rows
