@@ -570,3 +570,20 @@ def test_searching_a_capabilitys_name_finds_the_notes_of_its_apis(full_catalog, 
     assert found("torch.jit") >= of_the_track
     assert found("torchscript") == torchscript  # a name in any case
     assert found("no-such-capability") == set()
+
+
+def test_deprecations_list_only_what_deprecates_something(full_catalog, client):
+    """Issue 43: /deprecations/ showed rows that say nothing was deprecated (2.5's AOTAutograd
+    metadata, 2.12's config-deprecation mechanism): kept with the notes, marked, left out."""
+    asks_nothing = UpgradeNote.objects.published().filter(asks_nothing=True)
+    assert sorted(asks_nothing.values_list("release__version", "slug")) == [
+        ("2.12", "pr-169837"),
+        ("2.5", "pr-126573"),
+    ]
+    page = client.get("/deprecations/").content.decode()
+    assert "pr-126573" not in page and "pr-169837" not in page
+    listed = client.get("/api/upgrade/", {"release": "2.12", "kind": "deprecation"}).json()
+    marked = {note["slug"]: note["asks_nothing"] for note in listed["results"]}
+    assert marked["pr-169837"] is True and list(marked.values()).count(True) == 1
+    checklist = client.get("/upgrade/", {"from": "2.11", "to": "2.12"}).content.decode()
+    assert "asks nothing of you" in checklist

@@ -98,6 +98,7 @@ class UpgradeNoteSerializer(serializers.ModelSerializer):
             "updated_at",
             "area_reason",
             "group",
+            "asks_nothing",
         ]
 
     def get_removed_in(self, note) -> str | None:

@@ -77,7 +77,8 @@ class UpgradeNoteQuerySet(CatalogQuerySet):
         return self.filter(Q(pk__in=apis.values("note_id")) | Q(track__in=tracks.values("pk")))
 
     def deprecations(self):
-        return self.filter(kind="deprecation")
+        """What a release deprecated: the notes of that kind that ask something of a user."""
+        return self.filter(kind="deprecation", asks_nothing=False)
 
     def with_removal(self):
         """

@@ -63,6 +63,12 @@ class UpgradeNote(Sourced):
         help_text="Its name within the release: pr-<first pull request> for an imported note.",
     )
     kind = models.CharField(max_length=20, choices=UpgradeKind.choices)
+    asks_nothing = models.BooleanField(
+        default=False,
+        help_text="The notes list it under its kind, but it asks nothing of a user (2.12: an "
+        "entry that lets config options be deprecated, deprecating none): kept with the notes, "
+        "left out of /deprecations/.",
+    )
     kind_rank = models.PositiveSmallIntegerField(editable=False, default=0)
     line_key = models.PositiveIntegerField(
         editable=False, default=0, help_text="Its source line, 0 for none: the order in an area."
