@@ -87,14 +87,19 @@ def test_upgrading_from_2_8_to_2_14_lists_the_onnx_and_jit_deprecations(full_cat
     assert 'href="https://github.com/pytorch/pytorch/pull/165769"' in body  # dynamic_axes
     assert "<code>torch.jit</code>" in body
     assert 'href="https://github.com/pytorch/pytorch/pull/167669"' in body  # torch.jit
-    # Breaking changes first, then removals, then deprecations.
-    breaking = body.index('<h2 id="bc-breaking">Backwards-incompatible changes')
-    assert breaking < body.index('<h2 id="removal">Removals')
-    assert body.index('<h2 id="removal">Removals') < body.index('<h2 id="deprecation">Deprecations')
-    # Issue 43: the page starts with its contents, kinds then areas, each a link to its part.
-    contents = body[body.index('id="contents"') : breaking]
-    assert contents.index('href="#bc-breaking"') < contents.index('href="#deprecation"')
-    assert re.search(r'href="#deprecation-\d+">ONNX</a>', contents)
+    # Release by release, oldest first (issue 43), each with its breaking changes first, then
+    # removals, then deprecations.
+    releases = re.findall(r'<h2 id="release-([0-9.]+)">', body)
+    assert releases == sorted(releases, key=Version.parse) and releases[0] == "2.9"
+    ten = body[body.index('<h2 id="release-2.10">') : body.index('<h2 id="release-2.11">')]
+    kinds = re.findall(r'<h3 id="release-2\.10-([a-z-]+)">', ten)
+    assert len(kinds) >= 2 and kinds == sorted(
+        kinds, key=["bc-breaking", "removal", "deprecation"].index
+    )
+    # The page starts with its contents: each release, its kinds and areas, each a link.
+    contents = body[body.index('id="contents"') : body.index('<h2 id="release-2.9">')]
+    assert [v for v in re.findall(r'href="#release-([0-9.]+)"', contents)] == releases
+    assert re.search(r'href="#release-2\.\d+-deprecation-\d+">ONNX</a>', contents)
     # Nothing of 2.8 itself: the notes of the releases after the one you run.
     assert '<span class="version">2.8</span>' not in body
 

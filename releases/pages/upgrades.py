@@ -40,6 +40,15 @@ def by_kind_and_area(notes):
     ]
 
 
+def by_release_kind_and_area(notes):
+    """
+    [(version, [(kind, [(area, [notes])])], count)]: a range's checklist release by release,
+    oldest first (the order an upgrade crosses them), each with its breaking changes first,
+    then removals, then deprecations, by area (by_kind_and_area).
+    """
+    return [(version, by_kind_and_area(items), len(items)) for version, items in by_release(notes)]
+
+
 def area_choices(notes):
     """[(slug, name)] of the areas of ``notes``, one per slug, named as first written."""
     rows = notes.order_by("area_slug", "release_version_key").values_list("area_slug", "area")
@@ -78,7 +87,7 @@ def upgrade(request):
         {
             "releases": releases,
             "notes": notes,
-            "groups": by_kind_and_area(notes or []),
+            "releases_checklist": by_release_kind_and_area(notes or []),
             # An API's history, without a range: its notes release by release.
             "history": by_release(notes or []) if not (start or end) else None,
             "start": str(start or ""),
