@@ -67,3 +67,31 @@ def test_the_checker_answers_torch_alone_and_python_with_cuda(live_full_catalog,
     assert "newest torch with stable builds for both is 2.7" in together
     browsing.screenshot(f"checker-together-{screen}")
     assert not browsing.serious_accessibility_problems()
+
+
+def test_flexattentions_relabel_reads_2_11_on_each_page(live_full_catalog, browsing):
+    """Issue 43: its track page said 2.11, /compare/ said 2.13; 2.12 was drawn below Prototype."""
+    page = browsing.page
+    browsing.open("/tracks/flexattention/")
+    marks = page.locator("svg g.mark")
+    drawn = {
+        marks.nth(i).get_attribute("data-release"): marks.nth(i)
+        .locator("circle")
+        .get_attribute("cy")
+        for i in range(marks.count())
+    }
+    assert drawn["2.12"] == drawn["2.11"] == drawn["2.13"]  # a neutral mark, not a step down
+    assert "2.11: Unstable (relabelled" in page.locator("#timeline-desc").text_content()
+    browsing.open("/compare/?from=2.7&to=2.14")
+    item = page.locator("#relabelled + p + ul li", has_text="FlexAttention:")
+    assert item.inner_text().startswith("FlexAttention:") and item.inner_text().endswith("in 2.11")
+    browsing.open("/matrix/?search=flexattention")
+    row = page.locator("table.matrix tbody tr", has_text="FlexAttention").first
+    headers = page.locator("table.matrix thead th").all_inner_texts()
+    cells = row.locator("td")
+    marked = [
+        headers[i + 1].split()[0]
+        for i in range(cells.count())
+        if "relabelled" in cells.nth(i).text_content()
+    ]
+    assert marked == ["2.11"]
