@@ -56,11 +56,17 @@ def release_positions():
 
 
 def run_start(appearances):
-    """The appearance where the stage of the last of ``appearances`` began to hold."""
+    """
+    The appearance where the stage of the last of ``appearances`` began to hold. An appearance
+    with no stage between two of that stage moves nothing (classification.stage_moves): the
+    stage held through it (FlexAttention, unstable since 2.11 across 2.12's unstaged item).
+    """
     if not appearances:
         return None
     start = appearances[-1]
     for appearance in reversed(appearances):
+        if start.stability and not appearance.stability:
+            continue
         if appearance.stability != start.stability:
             break
         start = appearance

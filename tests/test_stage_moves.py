@@ -84,3 +84,13 @@ def test_compare_and_the_track_api_agree_for_every_track(client, full_catalog):
         ]
         if track.slug in said:
             assert said[track.slug] == moved[-1], track.slug
+
+
+def test_the_stage_held_since_is_read_by_the_same_rule(client, full_catalog):
+    """FlexAttention is unstable since 2.11 on its badge and the state page,
+    not since 2.13 (2.12's item with no stage breaks nothing)."""
+    badge = client.get("/badges/tracks/flexattention.json").json()
+    assert "since 2.11" in badge["message"]
+    state = client.get("/releases/2.14/state/").content.decode()
+    row = re.search(r'href="/tracks/flexattention/">[^<]*</a></th>(.*?)</tr>', state, re.S)
+    assert '<td class="since">2.11</td>' in row.group(1)
