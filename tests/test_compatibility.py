@@ -14,6 +14,7 @@ from django.test.utils import CaptureQueriesContext
 
 from releases.importing import compatibility, tables
 from releases.models import Companion, PatchRelease, Release, ScheduleDate, Support
+from releases.versions import Version
 
 KEYS = Path(__file__).parent / "answer_keys"
 MATRIX = json.loads((KEYS / "compatibility-release-md.json").read_text())
@@ -553,3 +554,19 @@ def test_the_companion_table_lists_patch_pairings(client, full_catalog):
     page = client.get("/compatibility/").content.decode().split('id="companions"')[1]
     row = re.search(r'<a href="/releases/2\.3/">2\.3</a></th>(.*?)</tr>', page, re.S).group(1)
     assert "0.18.1" in row and "(torch 2.3.1)" in row
+
+
+def test_a_build_without_torch_gives_the_torch_versions_published_for_it(client, full_catalog):
+    """Issue 43: any subset answers what the catalog holds: an OS, a Python, a variant alone
+    give the torch versions with a wheel recorded for them."""
+    windows = client.get("/api/check/", {"os": "windows"}).json()["built_for"]
+    assert windows["for"] == "windows" and windows["newest"] == windows["torch"][0]
+    assert windows["torch"] == sorted(windows["torch"], key=Version.parse, reverse=True)
+    narrower = client.get("/api/check/", {"os": "windows", "python": "3.8"}).json()["built_for"]
+    assert set(narrower["torch"]) < set(windows["torch"])
+    assert client.get("/api/check/", {"torch": "2.3.1"}).json()["built_for"] is None
+    page = client.get("/compatibility/", {"os": "windows"}).content.decode()
+    assert (
+        f"Wheels for windows: the newest torch with one published is <strong>{windows['newest']}"
+        in page
+    )

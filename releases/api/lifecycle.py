@@ -94,6 +94,19 @@ CHECK_RESPONSE = inline_serializer(
             allow_null=True,
             help_text="With two platforms or more: the torch versions that have them all.",
         ),
+        "built_for": inline_serializer(
+            "CheckBuiltFor",
+            {
+                "for": serializers.CharField(help_text="The build asked about: windows-amd64."),
+                "torch": serializers.ListField(
+                    child=serializers.CharField(),
+                    help_text="Torch versions with a wheel published for it, newest first.",
+                ),
+                "newest": serializers.CharField(allow_null=True),
+            },
+            allow_null=True,
+            help_text="Without torch: the torch versions published for the build given.",
+        ),
         "pairs_with": inline_serializer(
             "CheckPairing",
             {

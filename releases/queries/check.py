@@ -102,6 +102,7 @@ def check(query):
     answer["published"] = (
         wheels.published(release, torch, build) if release is not None and build.given else None
     )
+    answer["built_for"] = wheels.built_for(build) if version is None else None
     found = alternatives(given)
     answer["alternatives"] = found
     answer["together"] = together(given, found)

@@ -87,6 +87,27 @@ class Build:
         return ", ".join(p for p in parts if p) or "any build"
 
 
+def built_for(build):
+    """
+    Without a torch: the torch versions with a wheel published for ``build`` (an OS, an
+    architecture, a variant, a Python), newest first, as the package indexes list them (one
+    query); None when no part of a build is given.
+    """
+    if not build.given:
+        return None
+    rows = Wheel.objects.published().filter(release__planned=False)
+    if build.variant:
+        rows = rows.filter(variant=build.variant)
+    found = {
+        w.torch_version: w.torch_version_key for w in rows.only(*WHEEL_FIELDS) if build.matches(w)
+    }
+    ordered = sorted(found, key=found.get, reverse=True)
+    return {"for": build.describe(), "torch": ordered, "newest": ordered[0] if ordered else None}
+
+
+WHEEL_FIELDS = ("torch_version", "torch_version_key", "platform", "variant", "python")
+
+
 def summary(wheels):
     """
     A release's wheels, one entry a torch version (oldest first): its Pythons, platforms and
