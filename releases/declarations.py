@@ -56,7 +56,6 @@ def declared(model):
     return getattr(model, "public", None)
 
 
-@functools.cache
 def model(name):
     """
     The model ``name`` of the app, looked up when it is called. The write path (releases.writes,
@@ -68,6 +67,7 @@ def model(name):
     return apps.get_model("releases", name)
 
 
+@functools.cache
 def public_models():
     """{type: model} of every public model, in the order a mirror creates them."""
     found = [model for model in apps.get_app_config("releases").get_models() if declared(model)]

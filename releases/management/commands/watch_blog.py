@@ -59,7 +59,6 @@ class Command(CatalogCommand):
             backoff=self.seconds("--backoff", options["backoff"]),
             limit=self.number("--limit", options["limit"]),
         )
-        # httpx logs every request at INFO: cron's mail gets the summary line, nothing more.
         verbosity = options["verbosity"]
         run = watch.watch(feed_url, policy)
         if verbosity >= 2:
