@@ -9,8 +9,7 @@ are inside the window when the page opens, with no scrolling.
 import pytest
 
 from releases.versions import Version
-
-WIDTHS = {"phone": 390, "desktop": 1280}
+from tests.test_browser_pages import WIDTHS
 
 IN_VIEW = """element => {
   const box = element.getBoundingClientRect();

@@ -15,8 +15,8 @@ import urllib.parse
 import pytest
 
 from tests.conftest import http
+from tests.test_browser_pages import WIDTHS
 
-WIDTHS = {"phone": 390, "desktop": 1280}
 FILLED = [
     "/compatibility/?torch=2.4.0&python=3.13",
     "/upgrade/?from=2.5&to=2.14",

@@ -17,6 +17,21 @@ from releases.queries.install import InstallForm, NoWheel, install
 from releases.queries.params import reject_bad_query
 from releases.queries.wheels import PUBLISHED_VERDICTS
 
+
+def torch_versions(name, *, asked, listed, help_text):
+    """The shape of an answer that lists torch versions for what was asked, newest first."""
+    return inline_serializer(
+        name,
+        {
+            "for": serializers.CharField(help_text=asked),
+            "torch": serializers.ListField(child=serializers.CharField(), help_text=listed),
+            "newest": serializers.CharField(allow_null=True),
+        },
+        allow_null=True,
+        help_text=help_text,
+    )
+
+
 CHECK_RESPONSE = inline_serializer(
     "Check",
     {
@@ -79,32 +94,16 @@ CHECK_RESPONSE = inline_serializer(
             },
             allow_null=True,
         ),
-        "together": inline_serializer(
+        "together": torch_versions(
             "CheckTogether",
-            {
-                "for": serializers.CharField(
-                    help_text="The platforms given: Python 3.9 with CUDA 11.8."
-                ),
-                "torch": serializers.ListField(
-                    child=serializers.CharField(),
-                    help_text="Torch versions with stable builds for them all, newest first.",
-                ),
-                "newest": serializers.CharField(allow_null=True),
-            },
-            allow_null=True,
+            asked="The platforms given: Python 3.9 with CUDA 11.8.",
+            listed="Torch versions with stable builds for them all, newest first.",
             help_text="With two platforms or more: the torch versions that have them all.",
         ),
-        "built_for": inline_serializer(
+        "built_for": torch_versions(
             "CheckBuiltFor",
-            {
-                "for": serializers.CharField(help_text="The build asked about: windows-amd64."),
-                "torch": serializers.ListField(
-                    child=serializers.CharField(),
-                    help_text="Torch versions with a wheel published for it, newest first.",
-                ),
-                "newest": serializers.CharField(allow_null=True),
-            },
-            allow_null=True,
+            asked="The build asked about: windows-amd64.",
+            listed="Torch versions with a wheel published for it, newest first.",
             help_text="Without torch: the torch versions published for the build given.",
         ),
         "pairs_with": inline_serializer(

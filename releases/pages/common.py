@@ -55,3 +55,12 @@ def other_pages(request):
 
 
 STAGE_COLUMNS = [*STAGES, (NO_STAGE, "No stage")]
+
+
+def tally(counts):
+    """(value, label, count) of each of STAGE_COLUMNS, from ``counts``: {stability: how many},
+    "" for no stage (a Counter of features' or tracks' stages, or a count read in SQL)."""
+    return [
+        (value, label, counts.get("" if value == NO_STAGE else value, 0))
+        for value, label in STAGE_COLUMNS
+    ]

@@ -33,17 +33,20 @@ def sorted_versions(values):
     return sorted(set(values), key=key)
 
 
-def grid(releases, kinds, newest_first=False):
+def grid(releases, kinds):
     """
     (columns, rows): the (kind, version) pairs of ``kinds`` any release has, kind by kind in
-    the order given, and each release that has one with its support of each (or None).
+    the order given, newest version first, and each release that has one with its support of
+    each (or None). Newest first both ways (``releases`` come newest first): the releases at the
+    top use the versions on the left, so what a reader most likely wants is in view when the
+    page opens, on a phone too.
     """
     columns = []
     for kind in kinds:
         found = sorted_versions(
             s.version for release in releases for s in release.public_supports if s.kind == kind
         )
-        columns += [(kind, version) for version in (found[::-1] if newest_first else found)]
+        columns += [(kind, version) for version in reversed(found)]
     rows = []
     for release in releases:
         held = {(s.kind, s.version): s for s in release.public_supports if s.kind in kinds}
@@ -74,10 +77,8 @@ def compatibility(request):
         reject_bad_query(request.GET, set(form.fields), None if form.is_valid() else form.errors)
         result = check(form.cleaned_data)
         command = install_answer(form.cleaned_data)
-    # Newest first, both ways: the releases at the top use the versions on the left, so what
-    # a reader most likely wants is in view when the page opens, on a phone too.
-    python_columns, python_rows = grid(releases, ["python"], newest_first=True)
-    gpu_columns, gpu_rows = grid(releases, ["cuda", "rocm"], newest_first=True)
+    python_columns, python_rows = grid(releases, ["python"])
+    gpu_columns, gpu_rows = grid(releases, ["cuda", "rocm"])
     return render(
         request,
         "pages/compatibility.html",

@@ -43,6 +43,7 @@ from releases.pages.common import (
     checks_query,
     other_pages,
     takes_no_query,
+    tally,
 )
 from releases.queries import install, reading, wheels
 from releases.queries.facets import feature_facets
@@ -159,10 +160,7 @@ def release_detail(request, version):
             "groups": sorted(groups.items(), key=lambda item: item[0].name.lower()),
             "notices": release.notices,
             "news": whats_new(counted) if counted else [],
-            "stage_counts": [
-                (value, label, sum((f.stability or NO_STAGE) == value for f in counted))
-                for value, label in STAGE_COLUMNS
-            ],
+            "stage_counts": tally(Counter(feature.stability for feature in counted)),
             "shared_label": shared_stage_label(counted),
             "runs_on": compat.runs_on(release),
             "wheels": wheels.summary(release.public_wheels),
@@ -258,10 +256,7 @@ def state(request, version):
             "releases": releases,
             "page": page,
             "groups": groups,
-            "counts": [
-                (value, label, counts.get("" if value == NO_STAGE else value, 0))
-                for value, label in STAGE_COLUMNS
-            ],
+            "counts": tally(counts),
             "areas": Area.objects.published().order_by(Lower("name")),
             "area": request.GET.get("area", ""),
             "stability": request.GET.get("stability", ""),

@@ -142,14 +142,14 @@ def pair_checks(release, version, torch, given):
                 f"The catalog does not know which {label} versions torch {release.version} has."
             )
             checks.append(verdict(name, value, UNKNOWN, reason))
-    pairs = Companion.objects.published().filter(release=release)
-    exact = torch if version.names_patch else None  # a patch's own pairing, or X.Y.0's
+    pairs = list(Companion.objects.published().filter(release=release))
+    own_pairs = own_pairings(pairs, release, version)
     for library in Library.values:
         if library not in given:
             continue
         value = given[library]
         paired = [c for c in pairs if c.library == library]
-        own = [c for c in paired if c.torch_version == (exact or f"{release.version}.0")]
+        own = [c for c in own_pairs if c.library == library]
         candidates = own or paired
         match = next((c for c in candidates if same_version(c.version, value)), None)
         if match is not None:
@@ -253,6 +253,13 @@ def together(given, found):
     }
 
 
+def own_pairings(companions, release, version):
+    """Of a release's ``companions``, those paired with torch ``version`` itself: a patch's own
+    (2.3.1), or for a minor (2.3) its X.Y.0's."""
+    exact = str(version) if version.names_patch else f"{release.version}.0"
+    return [c for c in companions if c.torch_version == exact]
+
+
 def pairs_with(release, version):
     """
     The companions paired with torch ``version`` (a versions.Version): a patch's own pairings
@@ -263,8 +270,7 @@ def pairs_with(release, version):
         .filter(release=release)
         .order_by("library", "torch_version_key")
     )
-    exact = str(version) if version.names_patch else f"{release.version}.0"
-    own = [c for c in rows if c.torch_version == exact]
+    own = own_pairings(rows, release, version)
     if not own and not version.names_patch:
         first = {}
         for companion in rows:
