@@ -17,6 +17,7 @@ VERSION_RE = re.compile(
 
 # A final release sorts after every pre-release of the same version.
 PRE_RELEASE_RANKS = {"a": 0, "b": 1, "rc": 2, "": 3}
+PRE_RELEASE_LABELS = {rank: label for label, rank in PRE_RELEASE_RANKS.items()}
 
 VERSION_EXAMPLES = "1.9, 1.10, 2.0, 2.1.2 or 2.0.0rc1"
 
@@ -57,7 +58,11 @@ class Version:
         )
 
     def __str__(self):
-        return self.spelled or f"{self.major}.{self.minor}.{self.micro}"
+        if self.spelled:
+            return self.spelled
+        label = PRE_RELEASE_LABELS[self.pre_rank]
+        pre = f"{label}{self.pre_number}" if label else ""
+        return f"{self.major}.{self.minor}.{self.micro}{pre}"
 
     @property
     def names_patch(self):

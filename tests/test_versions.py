@@ -1,6 +1,6 @@
 import pytest
 
-from releases.versions import InvalidVersion, Version, normalize
+from releases.versions import PRE_RELEASE_RANKS, InvalidVersion, Version, normalize
 
 
 def test_minor_versions_sort_numerically():
@@ -25,3 +25,10 @@ def test_rejects_what_is_not_a_version(text):
 
 def test_normalize_drops_a_leading_v():
     assert normalize(" v1.10 ") == "1.10"
+
+
+def test_a_version_says_itself_as_written_and_in_full_when_made_from_parts():
+    assert str(Version.parse("v2.5")) == "2.5"
+    assert str(Version.parse("2.5.0rc1")) == "2.5.0rc1"
+    assert str(Version(2, 5)) == "2.5.0"
+    assert str(Version(2, 5, 1, PRE_RELEASE_RANKS["rc"], 2)) == "2.5.1rc2"
