@@ -38,7 +38,9 @@ fixtures: install
 # 0600), hosts on loopback. `make dev` is the debug server, for working on the code.
 SECRET_FILE := .secret-key
 RUN_ENV = DJANGO_DEBUG=0 DJANGO_HTTPS=0 DJANGO_SECRET_KEY="$$(cat $(SECRET_FILE))" \
-	DJANGO_ALLOWED_HOSTS=$${DJANGO_ALLOWED_HOSTS:-127.0.0.1,localhost}
+	DJANGO_ALLOWED_HOSTS=$${DJANGO_ALLOWED_HOSTS:-127.0.0.1,localhost} \
+	CATALOG_URL=$${CATALOG_URL:-http://127.0.0.1:$(PORT)} \
+	EMAIL_BACKEND=$${EMAIL_BACKEND:-django.core.mail.backends.console.EmailBackend}
 
 $(SECRET_FILE): | $(BIN)/python
 	umask 077 && $(BIN)/python -c "import secrets; print(secrets.token_urlsafe(50))" > $@
@@ -52,9 +54,13 @@ run: install $(SECRET_FILE)
 	@echo "  API       http://127.0.0.1:$(PORT)/api/"
 	@echo "  API docs  http://127.0.0.1:$(PORT)/api/docs/"
 	@echo "  Admin     http://127.0.0.1:$(PORT)/admin/"
+	@echo "  Subscribe http://127.0.0.1:$(PORT)/subscribe/"
 	@echo "Accounts:   DJANGO_DEBUG=1 $(MANAGE) create_editor NAME    (an editor)"
 	@echo "            DJANGO_DEBUG=1 $(MANAGE) createsuperuser        (an administrator)"
+	@echo "Notifications: the worker runs beside the server; mail goes to this console."
 	@echo ""
+	$(RUN_ENV) $(MANAGE) deliver_notifications & worker=$$!; \
+	trap 'kill $$worker 2>/dev/null' EXIT; \
 	$(RUN_ENV) $(BIN)/gunicorn config.wsgi --config config/gunicorn.py \
 		--bind 127.0.0.1:$(PORT) --access-logfile -
 

@@ -84,6 +84,10 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "simple_history",
     "axes",
+    # Background work (webhook deliveries, digests): Django's Tasks through its backport, with
+    # the database backend, so several workers on several hosts share one queue.
+    "django_tasks",
+    "django_tasks_db",
 ]
 
 # Order is behaviour. The catalog's cache answers public requests early (page-cache hits,
@@ -268,6 +272,44 @@ CLIENT_IP_META_KEY = os.environ.get("DJANGO_CLIENT_IP_HEADER", "REMOTE_ADDR")
 # The catalog's public address: check_links names it in its User-Agent, so that the owner of
 # a site it checks knows whose requests they are (check_links refuses to run without it).
 CATALOG_URL = os.environ.get("CATALOG_URL", "")
+
+# Notifications (releases/notifications/, docs/notifications.md). The worker
+# (`manage.py deliver_notifications`) runs Django's Tasks from the database.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# Growing delays, in seconds, between a webhook's failed attempt and the next; the last one
+# repeats. After WEBHOOK_MAX_FAILURES failures in a row the endpoint is paused.
+WEBHOOK_RETRY_DELAYS = [
+    int(delay) for delay in env_list("WEBHOOK_RETRY_DELAYS", "10,60,300,1800,7200")
+]
+WEBHOOK_MAX_FAILURES = int(os.environ.get("WEBHOOK_MAX_FAILURES", "5"))
+WEBHOOK_TIMEOUT_SECONDS = float(os.environ.get("WEBHOOK_TIMEOUT_SECONDS", "10"))
+# Loopback and private addresses (and plain http to them) are refused unless this is on: a
+# catalog must not be made to POST into the network it runs in. Development and tests only.
+WEBHOOK_ALLOW_PRIVATE = env_bool("WEBHOOK_ALLOW_PRIVATE", default=False)
+# Deliveries one task sends to one endpoint before it hands over to the next task.
+WEBHOOK_BATCH = int(os.environ.get("WEBHOOK_BATCH", "100"))
+# Mail: the console in development (make run), SMTP from EMAIL_* in production.
+EMAIL_BACKEND = os.environ.get(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.console.EmailBackend"
+    if DEBUG
+    else "django.core.mail.backends.smtp.EmailBackend",
+)
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=False)
+EMAIL_TIMEOUT = 30
+EMAIL_FILE_PATH = os.environ.get("EMAIL_FILE_PATH", str(BASE_DIR / "sent-mail"))
+DEFAULT_FROM_EMAIL = os.environ.get(
+    "DEFAULT_FROM_EMAIL", "PyTorch Release Catalog <catalog@localhost>"
+)
+# One confirmation mail an address in this many seconds, however often it signs up; sign-ups
+# from one client are limited to SUBSCRIBE_RATE.
+SUBSCRIBE_RESEND_SECONDS = int(os.environ.get("SUBSCRIBE_RESEND_SECONDS", "3600"))
+SUBSCRIBE_RATE = os.environ.get("SUBSCRIBE_RATE", "10/h")
+SUBSCRIBE_CONFIRM_DAYS = 7  # how long a confirmation link works
 
 # The blog's feed (RSS or Atom) that watch_blog reads for release announcements.
 BLOG_FEED_URL = os.environ.get("BLOG_FEED_URL") or "https://pytorch.org/feed/"

@@ -12,9 +12,11 @@ public log (releases.public_log), the history and the keys (releases.keys) find 
 """
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.apps import apps
+
+from releases import topics
 
 
 @dataclass(frozen=True)
@@ -44,11 +46,17 @@ class Public:
     shown_in: tuple = ()  # Reaches: the API items that show it (their updated_at is stamped)
     reaches: tuple = ()  # Reaches: other objects whose public state a write to it may change
     public_with: tuple = ()  # foreign keys to objects it is public only with: a claim's feature
+    # The topic families its changes belong to (releases.topics): "releases", "track", ...;
+    # () for a model only the topic "all" follows. Said by every model, so none is forgotten.
+    topics: tuple = field(kw_only=True)
 
     def __post_init__(self):
         # SQLite would store a longer name; PostgreSQL refuses it on the first write to the log.
         if not 0 < len(self.type) <= TYPE_LENGTH:
             raise ValueError(f"a public type name has 1 to {TYPE_LENGTH} characters: {self.type!r}")
+        unknown = set(self.topics) - set(topics.FAMILIES)
+        if unknown:
+            raise ValueError(f"{self.type}: no topic family {sorted(unknown)}: {topics.FAMILIES}")
 
 
 def declared(model):

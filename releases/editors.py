@@ -20,6 +20,11 @@ EXTRA += ["delete_upgradenote", "delete_upgradeapi"]
 # What watch_blog found in the blog's feed: editors read it (the desk links it); only the
 # command writes it.
 WATCHED = ["view_blogannouncement", "view_blogfeed"]
+# Notifications: editors register, pause and resume webhooks, resend a delivery, and tend the
+# email subscriptions (people sign up themselves); digests are the worker's record.
+NOTIFYING = [f"{action}_webhook" for action in ("view", "add", "change", "delete")]
+NOTIFYING += ["view_webhookdelivery", "change_webhookdelivery", "view_emaildigest"]
+NOTIFYING += [f"{action}_emailsubscription" for action in ("view", "change", "delete")]
 
 
 def ensure_editors_group(sender=None, using="default", **kwargs):
@@ -29,7 +34,7 @@ def ensure_editors_group(sender=None, using="default", **kwargs):
         # run before auth's: make sure the app's permissions exist first (idempotent).
         create_permissions(sender, verbosity=0, using=using)
     codenames = [f"{action}_{model}" for model in EDITED_MODELS for action in ACTIONS]
-    codenames += EXTRA + WATCHED
+    codenames += EXTRA + WATCHED + NOTIFYING
     permissions = Permission.objects.using(using).filter(
         content_type__app_label="releases", codename__in=codenames
     )

@@ -29,7 +29,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.utils import timezone
 
-from releases import actions, declarations
+from releases import actions, declarations, topics
 from releases.declarations import public_models, type_of
 from releases.keys import BATCH, batches, describe
 
@@ -160,13 +160,15 @@ def announce(reached, using, when):
     head(using)  # numbered in commit order: see the module's docstring
     order = types()
     removals.sort(key=lambda change: -order.index(change[0]))
-    entries, created, updated, gone = [], [], [], []
+    entries, created, updated, gone, seen = [], [], [], [], []
     for kind, object_id, _, known in removals:
         entries.append(
             PublicChange(time=when, type=kind, object_id=object_id, action=DELETED, key=known.key)
         )
+        seen.append((known.payload,))
         gone.append(known.pk)
     for kind, object_id, (key, values), known in additions:
+        seen.append((values, known.payload if known is not None else None))
         entries.append(
             PublicChange(
                 time=when,
@@ -184,10 +186,43 @@ def announce(reached, using, when):
             known.key, known.payload = key, values
             updated.append(known)
     PublicChange.objects.using(using).bulk_create(entries, batch_size=BATCH)
+    tag(entries, seen, using)
     PublicObject.objects.using(using).filter(pk__in=gone).delete()
     PublicObject.objects.using(using).bulk_create(created, batch_size=BATCH)
     PublicObject.objects.using(using).bulk_update(updated, ["key", "payload"], batch_size=BATCH)
     stamp(additions, using, when)
+
+
+def tag(entries, payloads, using):
+    """
+    Store the topics of each of the new ``entries`` (releases.topics), from its key and
+    ``payloads`` (its payload now, and before), and for a model that names APIs elsewhere
+    (``api_names``), those.
+    """
+    ChangeTopic = log_model("ChangeTopic")
+    named = defaultdict(list)
+    for entry in entries:
+        if topics.API in catalog_model(entry.type).public.topics:
+            named[entry.type].append(entry.object_id)
+    api_names = {
+        kind: catalog_model(kind).api_names(ids, using)
+        for kind, ids in named.items()
+        if hasattr(catalog_model(kind), "api_names")
+    }
+    rows = [
+        ChangeTopic(change_id=entry.pk, topic=topic)
+        for entry, seen in zip(entries, payloads, strict=True)
+        for topic in sorted(
+            topics.of(
+                entry.type,
+                catalog_model(entry.type).public.topics,
+                entry.key,
+                seen,
+                api_names.get(entry.type, {}).get(entry.object_id, ()),
+            )
+        )
+    ]
+    ChangeTopic.objects.using(using).bulk_create(rows, batch_size=BATCH)
 
 
 def stamp(additions, using, when):

@@ -9,6 +9,9 @@ differently reads them from the URLconf (``walk``), never from a list kept elsew
   own, signed-in and never cached).
 * ``PLAIN``: served by Django alone, outside every rule on purpose: the benchmark's baselines
   (bench/urls.py), which measure what the rules cost.
+* ``FORM``: the pages that take a person's form (``/subscribe/``, a confirmation or unsubscribe
+  link): none of the public pages' caching (each answer is that person's), Django's CSRF check;
+  a form declared ``throttled`` limits each client's POSTs; their errors are pages.
 * ``PAGE``: the pages for people, the sitemap, the calendar and the constraints files: the same
   middleware (ETag and 304, throttle, strict parameters, only GET, HEAD and OPTIONS); their
   errors are pages. A page at a path without arguments that ends in ``/`` is listed in the
@@ -27,10 +30,18 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core import checks
-from django.urls import URLPattern, URLResolver, get_resolver, get_urlconf
+from django.urls import Resolver404, URLPattern, URLResolver, get_resolver, get_urlconf, resolve
 
-API, PAGE, FEED, BADGE, ADMIN, PLAIN = "api", "page", "feed", "badge", "admin", "plain"
-SURFACES = (API, PAGE, FEED, BADGE, ADMIN, PLAIN)
+API, PAGE, FEED, BADGE, FORM, ADMIN, PLAIN = (
+    "api",
+    "page",
+    "feed",
+    "badge",
+    "form",
+    "admin",
+    "plain",
+)
+SURFACES = (API, PAGE, FEED, BADGE, FORM, ADMIN, PLAIN)
 JSON_ERRORS = (API, FEED, BADGE)  # the surfaces whose errors are JSON
 ATTRIBUTE = "catalog_surface"  # where ``on`` puts a pattern's surface
 
@@ -46,6 +57,13 @@ def on(surface, patterns):
 
 
 MENU = "catalog_menu"  # where ``in_menu`` puts a page's label in the site's menu
+RATE = "catalog_post_rate"  # where ``throttled`` puts the setting that limits a form's POSTs
+
+
+def throttled(setting, pattern):
+    """``pattern``, a form, whose POSTs a client may make at the rate ``settings.<setting>``."""
+    setattr(pattern, RATE, setting)
+    return pattern
 
 
 def in_menu(label, pattern):
@@ -127,6 +145,27 @@ def is_page(path):
     """Whether ``path`` is a public page's."""
     _, pages, home = current()
     return path == home or path.startswith(pages)
+
+
+def post_rate(path):
+    """The setting that limits POSTs to ``path`` (``throttled``), or None."""
+    rates = post_rates(get_urlconf(settings.ROOT_URLCONF))
+    if not rates:
+        return None
+    try:
+        name = resolve(path).url_name
+    except Resolver404:
+        return None
+    return rates.get(name)
+
+
+@functools.cache
+def post_rates(urlconf):
+    return {
+        route.name: getattr(route.pattern, RATE)
+        for route in walk(urlconf)
+        if getattr(route.pattern, RATE, None)
+    }
 
 
 def sitemap_pages():

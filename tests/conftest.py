@@ -366,6 +366,16 @@ class Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client stopped reading: as it should past the limit
 
+    def do_POST(self):
+        """A webhook receiver: keeps each POST, answers the next of ``answers[path]`` (200)."""
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        self.server.posts.append((self.path, dict(self.headers.items()), body))
+        answers = self.server.answers.get(self.path) or [200]
+        status = answers.pop(0) if len(answers) > 1 else answers[0]
+        self.send_response(status)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
     def log_message(self, *args):
         pass
 
@@ -375,6 +385,7 @@ def stand_in(settings):
     """A stand-in blog on 127.0.0.1 serving ``routes``: path -> (status, headers, body)."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads, server.routes, server.requests = True, {}, []
+    server.posts, server.answers = [], {}  # POSTs kept; statuses to answer them, per path
     server.url = lambda path: f"http://127.0.0.1:{server.server_port}{path}"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

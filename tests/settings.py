@@ -14,6 +14,8 @@ if worker and os.path.basename(os.environ["DJANGO_CACHE_DIR"]) != worker:
 # Tests speak plain HTTP to their live servers, and must not be throttled.
 os.environ.setdefault("DJANGO_HTTPS", "0")
 os.environ.setdefault("API_ANON_RATE", "")
+# Webhook receivers in tests are on loopback (tests/conftest.py's stand-in): allowed here only.
+os.environ.setdefault("WEBHOOK_ALLOW_PRIVATE", "1")
 
 from config.settings import *  # noqa: E402,F403
 

@@ -34,6 +34,8 @@ def test_editors_group_may_delete_links_aliases_features_and_emptied_tracks_only
         "delete_scheduledate",
         "delete_upgradenote",  # issue 33: what an import of release notes brought
         "delete_upgradeapi",
+        "delete_webhook",  # issue 44: endpoints editors registered
+        "delete_emailsubscription",  # and an address that asks to be forgotten
     }
 
 

@@ -36,9 +36,9 @@ def test_every_public_type_name_fits_the_public_logs_tables():
     for model in (PublicObject, PublicChange):
         length = model._meta.get_field("type").max_length
         assert all(len(name) <= length for name in public_models()), model
-        Public(type="x" * length, order=99)
+        Public(type="x" * length, order=99, topics=())
         with pytest.raises(ValueError, match="1 to 20 characters"):
-            Public(type="x" * (length + 1), order=99)
+            Public(type="x" * (length + 1), order=99, topics=())
 
 
 def test_a_mirror_creates_what_others_refer_to_first():

@@ -19,9 +19,9 @@ from django.apps import apps
 from django.conf import settings
 
 RELEASES = Path(settings.BASE_DIR) / "releases"
-SURFACES = ("api", "pages", "admin", "web", "importing", "links", "management")
+SURFACES = ("api", "pages", "admin", "web", "importing", "links", "notifications", "management")
 ANSWERING = ("api", "pages", "admin", "web")  # surfaces that answer requests
-SERVICES = ("importing", "links")  # what the surfaces use
+SERVICES = ("importing", "links", "notifications")  # what the surfaces use
 QUERY_LAYER = ("queries",)  # beneath every surface
 
 

@@ -15,7 +15,7 @@ from django.urls import path, reverse
 from releases import surfaces
 
 # An argument each URL's converters can be reversed with, in the seed catalog (1.6-1.9).
-ARGUMENTS = {"version": "1.8", "slug": "torch-fft", "pk": "1"}
+ARGUMENTS = {"version": "1.8", "slug": "torch-fft", "pk": "1", "topic": "releases:1.x"}
 BY_NAME = {"area-detail": {"slug": "distributed-training"}}
 # What the endpoints that need a question are asked.
 QUERIES = {

@@ -416,7 +416,11 @@ def test_a_feed_larger_than_the_limit_is_refused(stand_in, monkeypatch):
     "encoding, body, says",
     [
         ("gzip", gzip.compress(b"<rss>" + b" " * (64 * 1024 * 1024), mtime=0), "larger than 5 MiB"),
-        ("gzip, gzip", gzip.compress(gzip.compress(b"<rss/>", mtime=0), mtime=0), "encoded 2 times over"),
+        (
+            "gzip, gzip",
+            gzip.compress(gzip.compress(b"<rss/>", mtime=0), mtime=0),
+            "encoded 2 times over",
+        ),
         ("compress", b"\x1f\x9d", "encoded as 'compress', which is not understood"),
     ],
     # Named by encoding: every xdist worker must collect the same test ids.

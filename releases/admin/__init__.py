@@ -15,7 +15,8 @@ Where things are:
   post import form.
 - ``sites``: the admin site, whose front page is the editors' desk (``desk``); ``linkdesk``:
   the broken-links queue; ``signin``: the sign-in lockout (django-axes); ``watching``: what
-  ``watch_blog`` found in the blog's feed, read-only.
+  ``watch_blog`` found in the blog's feed, read-only; ``notifications``: webhooks, their
+  deliveries, email subscriptions and digests.
 
 Model admins import ``forms`` and ``history``, never the reverse.
 """
@@ -27,6 +28,7 @@ from releases.admin import (  # noqa: F401
     compat,
     features,
     links,
+    notifications,
     releases,
     tracks,
     upgrades,

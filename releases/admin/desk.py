@@ -33,6 +33,7 @@ from releases.models import (
     StageClaim,
     Support,
     UpgradeNote,
+    Webhook,
     Wheel,
 )
 from releases.queries import wheels
@@ -139,6 +140,13 @@ def queues():
             changelist("upgradenote", "needs_review__exact=1"),
             "Breaking changes, removals and deprecations import_release_notes read: write each "
             "one's summary in our words, check its APIs, then keep it.",
+        ),
+        Queue(
+            "Webhooks paused",
+            Webhook.objects.filter(paused_at__isnull=False).count(),
+            changelist("webhook", "is_paused=yes"),
+            "Paused after repeated failed deliveries (WEBHOOK_MAX_FAILURES): fix the receiver "
+            "or ask its owner, then resume it; what waits is sent then.",
         ),
         Queue(
             "Features without a stage",

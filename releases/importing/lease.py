@@ -18,12 +18,20 @@ def holder():
     return f"{socket.gethostname()} pid {os.getpid()} {secrets.token_hex(3)}"
 
 
-def take(model, holder, duration, **key):
-    """The row of ``model`` with ``key``, leased to ``holder``; None if another run has it."""
-    model.objects.get_or_create(**key)  # two runs making it at once: one does
+def free(now):
+    """The rows whose lease nobody holds at ``now``."""
+    return Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lte=now)
+
+
+def take(model, holder, duration, create=True, **key):
+    """
+    The row of ``model`` with ``key``, leased to ``holder``; None if another run has it (or,
+    with ``create`` off, if there is no such row).
+    """
+    if create:
+        model.objects.get_or_create(**key)  # two runs making it at once: one does
     now = timezone.now()
-    free = Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lte=now)
-    taken = model.objects.filter(free, **key).update(
+    taken = model.objects.filter(free(now), **key).update(
         lease_holder=holder, lease_expires_at=now + duration
     )
     return model.objects.get(**key) if taken else None

@@ -49,8 +49,15 @@ from releases.models.features import (
     Link,
     StageClaim,
 )
+from releases.models.notifications import (
+    EmailDigest,
+    EmailSubscription,
+    Webhook,
+    WebhookDelivery,
+)
 from releases.models.public import (
     CatalogRevision,
+    ChangeTopic,
     PublicChange,
     PublicLogHead,
     PublicObject,
@@ -104,6 +111,11 @@ __all__ = [
     "PublicObject",
     "PublicChange",
     "CatalogRevision",
+    "ChangeTopic",
+    "EmailDigest",
+    "EmailSubscription",
+    "Webhook",
+    "WebhookDelivery",
     "PublicLogHead",
     "BlogFeed",
     "BlogAnnouncement",

@@ -106,6 +106,7 @@ class Release(Timestamped):
     public = Public(
         type="release",
         order=3,
+        topics=("releases",),
         shown_in=(
             Reaches("feature", lookup="release", when=("version",)),
             Reaches("link", lookup="feature__release", when=("version",)),
@@ -211,6 +212,7 @@ class Area(Timestamped):
     public = Public(
         type="area",
         order=0,
+        topics=(),
         shown_in=(
             Reaches("feature", lookup="area", when=("name", "slug")),
             Reaches("release", lookup="features__area", when=("name", "slug")),
@@ -248,6 +250,7 @@ class AreaAlias(Timestamped):
     public = Public(
         type="alias",
         order=1,
+        topics=(),
         references=("area",),
         shown_in=(Reaches("area", through="area_id"),),
         public_with=("area",),
@@ -297,6 +300,7 @@ class Track(Timestamped):
     public = Public(
         type="track",
         order=2,
+        topics=("track",),
         references=("area", "succeeds"),
         shown_in=(
             Reaches("feature", lookup="track", when=("slug",)),

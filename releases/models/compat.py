@@ -106,11 +106,12 @@ class Sourced(Timestamped):
         abstract = True
 
 
-def release_rows(type_, order):
+def release_rows(type_, order, topics):
     """The declaration of a row that belongs to a release, shown in its item."""
     return Public(
         type=type_,
         order=order,
+        topics=topics,
         references=("release",),
         key_path=("release",),
         shown_in=(Reaches("release", through="release_id"),),
@@ -139,7 +140,7 @@ class Support(Sourced):
         "have it (Hopper; CUDA 12.6.3; Linux x86 and Windows).",
     )
 
-    public = release_rows("support", 7)
+    public = release_rows("support", 7, topics=("compatibility",))
     objects = SupportManager()
     derived_fields = ("version_key",)
     history = history(*derived_fields)
@@ -190,7 +191,7 @@ class PatchRelease(Sourced):
         max_length=300, blank=True, help_text="The reason the index gives for the yank."
     )
 
-    public = release_rows("patch", 8)
+    public = release_rows("patch", 8, topics=("releases",))
     objects = PatchReleaseManager()
     derived_fields = ("version_key",)
     history = history(*derived_fields)
@@ -245,7 +246,7 @@ class Companion(Sourced):
         "==2.5.1), as the package index serves it: a pairing is checked against it.",
     )
 
-    public = release_rows("companion", 9)
+    public = release_rows("companion", 9, topics=("compatibility",))
     objects = CompanionManager()
     derived_fields = ("torch_version_key",)
     history = history(*derived_fields)
@@ -342,7 +343,7 @@ class Wheel(Sourced):
     python_key = models.BigIntegerField(editable=False, default=0)
     evidence = models.CharField(max_length=20, choices=Evidence.choices, default=Evidence.INDEX)
 
-    public = release_rows("wheel", 13)
+    public = release_rows("wheel", 13, topics=("compatibility",))
     objects = WheelManager()
     derived_fields = ("torch_version_key", "python_key")
     history = history(*derived_fields)
@@ -397,7 +398,7 @@ class ScheduleDate(Sourced):
     precision = models.CharField(max_length=10, choices=Precision.choices, default="day")
     tentative = models.BooleanField(default=False, help_text="The table gives it as tentative.")
 
-    public = release_rows("schedule", 10)
+    public = release_rows("schedule", 10, topics=("schedule",))
     objects = ScheduleDateManager()
     history = history()
 

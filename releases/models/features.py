@@ -132,6 +132,7 @@ class Feature(Timestamped, FromPost):
     public = Public(
         type="feature",
         order=4,
+        topics=("track",),
         references=("release", "area", "track"),
         key_path=("release",),
         shown_in=(
@@ -298,6 +299,7 @@ class Link(Timestamped):
     public = Public(
         type="link",
         order=5,
+        topics=(),
         references=("feature",),
         key_path=("feature",),
         shown_in=(
@@ -424,6 +426,7 @@ class StageClaim(Timestamped, FromPost):
     public = Public(
         type="claim",
         order=6,
+        topics=("track",),
         references=("release", "feature", "track"),
         key_path=("release",),
         shown_in=(Reaches("release", through="release_id"),),

@@ -7,6 +7,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 
 from releases.declarations import TYPE_LENGTH
+from releases.topics import TOPIC_LENGTH
 
 
 class PublicObject(models.Model):
@@ -49,9 +50,34 @@ class PublicChange(models.Model):
 
     class Meta:
         ordering = ["id"]
+        indexes = [
+            # An object's entries in order: the state a subscriber last saw of it
+            # (releases.notifications.changes).
+            models.Index(fields=["type", "object_id", "id"], name="publicchange_object_idx"),
+        ]
 
     def __str__(self):
         return f"{self.action} {self.type} {self.key}"
+
+
+class ChangeTopic(models.Model):
+    """
+    A topic an entry of the public change log belongs to (releases.topics), stored with the
+    entry: a subscription's or a topic feed's entries are one indexed lookup.
+    """
+
+    change = models.ForeignKey(PublicChange, on_delete=models.CASCADE, related_name="topics")
+    topic = models.CharField(max_length=TOPIC_LENGTH)
+
+    class Meta:
+        ordering = ["change_id", "topic"]
+        constraints = [
+            # Also the index of a topic's entries in log order.
+            models.UniqueConstraint(fields=["topic", "change"], name="changetopic_unique"),
+        ]
+
+    def __str__(self):
+        return f"{self.topic} {self.change_id}"
 
 
 class CatalogRevision(models.Model):

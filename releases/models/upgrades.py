@@ -8,6 +8,7 @@ source (URL, section, line) and the pull requests hold the detail.
 """
 
 import re
+from collections import defaultdict
 
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -137,6 +138,7 @@ class UpgradeNote(Sourced):
     public = Public(
         type="upgrade",
         order=11,
+        topics=("api",),
         references=("release", "track", "removes"),
         key_path=("release",),
         # A deprecation's item says what removed it.
@@ -173,6 +175,20 @@ class UpgradeNote(Sourced):
 
     def __str__(self):
         return f"{self.release.version}: {self.summary or self.slug}"
+
+    @classmethod
+    def api_names(cls, ids, using="default"):
+        """{note id: [the names of its APIs]}: the ``api:`` topics of a note (releases.topics)."""
+        names, ids = defaultdict(list), sorted(ids)
+        for start in range(0, len(ids), 500):
+            rows = UpgradeAPI._base_manager.using(using).filter(
+                note_id__in=ids[start : start + 500]
+            )
+            for note_id, name in rows.order_by("note_id", "position").values_list(
+                "note_id", "name"
+            ):
+                names[note_id].append(name)
+        return names
 
     def clean(self):
         super().clean()
@@ -245,6 +261,7 @@ class UpgradeAPI(Timestamped):
     public = Public(
         type="upgrade_api",
         order=12,
+        topics=("api",),
         references=("note",),
         key_path=("note",),
         shown_in=(Reaches("upgrade", through="note_id"),),

@@ -12,10 +12,11 @@ from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import format_html, format_html_join
 
-from releases import canonical
+from releases import canonical, topics
 from releases.classification import StageChange, stage_moves
 from releases.managers import previous_release
 from releases.models import Release, ScheduleDate, Stability, StageSource, Track, UpgradeNote
+from releases.notifications import changes
 from releases.versions import InvalidVersion
 from releases.writes import is_web_url
 
@@ -256,3 +257,58 @@ class UpgradeFeed(StrictFeed):
 
     def item_updateddate(self, note):
         return note.updated_at
+
+
+class ChangeFeed(StrictFeed):
+    """
+    The public change log's newest entries in one topic (releases.topics): the feed of what a
+    webhook or a digest of that topic tells, for people who prefer a reader.
+    """
+
+    feed_type = Atom1Feed
+    author_name = "PyTorch Release Catalog"
+
+    def __call__(self, request, *args, **kwargs):
+        try:
+            topics.parse(kwargs.get("topic", ""))
+        except topics.BadTopic as error:
+            return JsonResponse({"topic": [str(error)]}, status=400)
+        return super().__call__(request, *args, **kwargs)
+
+    def get_object(self, request, topic):
+        return topics.parse(topic)
+
+    def title(self, topic):
+        return f"PyTorch Release Catalog: changes in {topic}"
+
+    def subtitle(self, topic):
+        return "What the public catalog changed in this topic, newest first."
+
+    def link(self, topic):
+        return f"{reverse('subscribe')}?topic={topic}"
+
+    def items(self, topic):
+        return changes.latest(topic)
+
+    def item_title(self, change):
+        what, title = change.describe()
+        return f"{what}: {title}" if title else what
+
+    def item_description(self, change):
+        return format_html(
+            "<p>Change {} of the public change log, {}.</p>", change.entry.pk, change.action
+        )
+
+    def item_link(self, change):
+        return change.path
+
+    def item_guid(self, change):
+        return f"change-{change.entry.pk}"
+
+    item_guid_is_permalink = False
+
+    def item_pubdate(self, change):
+        return change.entry.time
+
+    def item_updateddate(self, change):
+        return change.entry.time

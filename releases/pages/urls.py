@@ -2,10 +2,10 @@
 
 from django.urls import path
 
-from releases.pages import compat, tracks, upgrades, views
-from releases.pages.feeds import ReleaseFeed, ScheduleFeed, TrackFeed, UpgradeFeed
+from releases.pages import compat, subscriptions, tracks, upgrades, views
+from releases.pages.feeds import ChangeFeed, ReleaseFeed, ScheduleFeed, TrackFeed, UpgradeFeed
 from releases.pages.sitemaps import SITEMAPS
-from releases.surfaces import BADGE, FEED, PAGE, in_menu, on
+from releases.surfaces import BADGE, FEED, FORM, PAGE, in_menu, on, throttled
 
 # Each URL on its surface (releases.surfaces): what it is decides its caching, ETag,
 # throttle, parameters, methods, error format and sitemap entry; in_menu puts a page in the
@@ -74,6 +74,16 @@ feeds = on(
         path("feeds/schedule/", ScheduleFeed(), name="feed-schedule"),
         path("feeds/releases/<str:version>/upgrade/", UpgradeFeed(), name="feed-upgrade"),
         path("feeds/tracks/<slug:slug>/", TrackFeed(), name="feed-track"),
+        # A topic's changes (releases.topics): feeds/changes/releases:2.x/, .../track:SLUG/
+        path("feeds/changes/<str:topic>/", ChangeFeed(), name="feed-changes"),
     ],
 )
-urlpatterns = [*pages, *badges, *feeds]
+forms = on(
+    FORM,
+    [
+        throttled("SUBSCRIBE_RATE", path("subscribe/", subscriptions.subscribe, name="subscribe")),
+        path("subscribe/confirm/<str:token>/", subscriptions.confirm, name="subscribe-confirm"),
+        path("unsubscribe/<str:token>/", subscriptions.unsubscribe, name="unsubscribe"),
+    ],
+)
+urlpatterns = [*pages, *badges, *feeds, *forms]

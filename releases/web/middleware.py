@@ -41,7 +41,7 @@ from django.utils.http import http_date
 from releases import memory, revision
 from releases.queries import params
 from releases.queries.reading import MULTI_VALUED
-from releases.surfaces import answers_as_api, is_page
+from releases.surfaces import answers_as_api, is_page, post_rate
 from releases.web.throttle import Throttle, counters
 
 PUBLIC_METHODS = "GET, HEAD, OPTIONS"
@@ -88,10 +88,17 @@ class CatalogCacheMiddleware:
         rate = settings.API_ANON_RATE
         store = counters(caches["shared"], getattr(settings, "CACHE_DIR", None))
         self.throttle = Throttle(rate, store) if rate else None
+        self.post_throttles = {}  # {rate: Throttle} of the throttled forms
 
     def __call__(self, request):
         page = is_page(request.path)
         if not (page or answers_as_api(request.path)):
+            if request.method == "POST":
+                wait = self.posts_wait(request)
+                if wait:
+                    response = render(request, "429.html", {"wait": wait}, status=429)
+                    response["Retry-After"] = str(wait)
+                    return response
             return self.get_response(request)
         if request.method not in SAFE_METHODS:
             detail = f'Method "{request.method}" not allowed: the public API only reads.'
@@ -149,6 +156,17 @@ class CatalogCacheMiddleware:
                 caches["default"].set(key, (response.content, headers), self.page_seconds)
             response["X-Cache"] = "miss"
         return self.public(self.with_validators(response, etag, last_modified))
+
+    def posts_wait(self, request):
+        """The seconds a client waits before another POST to a ``throttled`` form; 0: none."""
+        setting = post_rate(request.path_info)
+        rate = getattr(settings, setting, "") if setting else ""
+        if not rate:
+            return 0
+        if rate not in self.post_throttles:
+            store = counters(caches["shared"], getattr(settings, "CACHE_DIR", None))
+            self.post_throttles[rate] = Throttle(rate, store)
+        return self.post_throttles[rate].wait(f"{setting} {client_address(request)}")
 
     @staticmethod
     def compared_time(request, current, changed):
