@@ -60,6 +60,8 @@ TARGETS = {  # key: (at least or at most, target)
     "import_read_errors": ("≤", 0),
     "worker_rss_mb": ("≤", 150),
     "csv_rss_growth_mb": ("≤", 20),
+    # Issue 44: the notifications worker keeps nothing per delivery, over 10,000 of them.
+    "notify_rss_growth_mb": ("≤", 10),
     # One more than before issue 29: the catalog's revision is a row read by every request.
     "queries_per_page": ("≤", 4),
     "queries_per_page_cached": ("≤", 3),
@@ -455,6 +457,11 @@ def measure_catalog(args, workdir, big_env, small_env, generated, loaded, small,
     if memory["csv_rows"] != generated["features"]:
         raise SystemExit(f"the CSV held {memory['csv_rows']} rows, not {generated['features']}")
     peaks.append(memory["worker_rss_mb"])
+    say("  the notifications worker: 10,000 webhook deliveries to a receiver on loopback")
+    notify = module(big_env, "notify", 10_000)
+    say(f"    {notify['notify_deliveries']} in {notify['notify_seconds']} s; RSS "
+        f"{notify['notify_rss_at_tenth_mb']} MB at a tenth, {notify['notify_rss_end_mb']} MB "
+        f"at the end")  # fmt: skip
 
     bulk_rate = generated["objects"] / generated["seconds"]
     loaddata_rate = loaded["objects"] / loaded["seconds"]
@@ -481,6 +488,7 @@ def measure_catalog(args, workdir, big_env, small_env, generated, loaded, small,
         "import_post_features": args.import_features,
         "imports_during_reads": imports,
         **memory,
+        **notify,
         "worker_rss_mb": round(max(peaks), 1),
         "queries_per_page": max(first for first, _ in queries.values()),
         "queries_per_page_cached": max(second for _, second in queries.values()),
