@@ -37,11 +37,22 @@ def rows(model):
 
 
 def state(models):
-    """Each table's row count and highest primary key: what a snapshot's rows rest on."""
+    """
+    Each table's row count and highest primary key: what a snapshot's rows rest on. (A key
+    that is no number, django-tasks-db's UUIDs, has no highest on PostgreSQL: its count alone.)
+    """
     return {
-        model: tuple(model._base_manager.aggregate(n=Count("pk"), top=Max("pk")).values())
+        model: tuple(
+            model._base_manager.aggregate(
+                n=Count("pk"), **({"top": Max("pk")} if is_numbered(model) else {})
+            ).values()
+        )
         for model in models
     }
+
+
+def is_numbered(model):
+    return model._meta.pk.get_internal_type() in ("AutoField", "BigAutoField", "IntegerField")
 
 
 class Taken:

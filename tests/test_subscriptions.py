@@ -15,6 +15,10 @@ from django.utils import timezone
 
 from releases.models import EmailDigest, EmailSubscription, PatchRelease, Release
 
+# The worker (django-tasks' db_worker) closes connections it finds inside a transaction, as a
+# worker must: these tests commit for real (on PostgreSQL a test transaction would be closed).
+pytestmark = pytest.mark.django_db(transaction=True)
+
 
 @pytest.fixture
 def mailbox(settings, tmp_path):
