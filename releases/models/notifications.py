@@ -7,11 +7,13 @@ of its own, but a history of every change an editor or the worker makes.
 
 import uuid
 
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
 
 from releases.models.public import PublicChange
+from releases.topics import BadTopic, parse_all
 
 
 class Subscription(models.Model):
@@ -38,9 +40,12 @@ class Subscription(models.Model):
     class Meta:
         abstract = True
 
-    @property
-    def follows_all(self):
-        return "all" in self.topics
+    def clean(self):
+        super().clean()
+        try:
+            self.topics = parse_all(self.topics if isinstance(self.topics, list) else [])
+        except BadTopic as error:
+            raise ValidationError({"topics": str(error)}) from None
 
 
 class Webhook(Subscription):

@@ -16,14 +16,17 @@ behind it; after WEBHOOK_MAX_FAILURES failures in a row the endpoint is paused u
 resumes it (the desk lists it). Nothing is lost meanwhile: the worker keeps queueing.
 """
 
+import functools
 import hashlib
 import hmac
 import json
 import secrets
+import ssl
 import time
 from datetime import timedelta
 from urllib.parse import urlsplit, urlunsplit
 
+import certifi
 import httpx
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
@@ -167,7 +170,7 @@ def send_due(webhook_id, client=None, limit=None):
     webhook = lease.take(Webhook, holder, LEASE, create=False, pk=webhook_id)
     if webhook is None:
         return None
-    sent = 0
+    sent, renewed = 0, time.monotonic()
     try:
         with client or http_client() as session:
             while sent < limit and is_sending(webhook):
@@ -177,7 +180,9 @@ def send_due(webhook_id, client=None, limit=None):
                 if not attempt(webhook, delivery, session):
                     break
                 sent += 1
-                lease.renew(webhook, holder, LEASE)
+                if time.monotonic() - renewed > LEASE.total_seconds() / 4:
+                    lease.renew(webhook, holder, LEASE)
+                    renewed = time.monotonic()
     finally:
         lease.let_go(webhook, holder)
     return sent
@@ -185,7 +190,18 @@ def send_due(webhook_id, client=None, limit=None):
 
 def http_client():
     timeout = settings.WEBHOOK_TIMEOUT_SECONDS
-    return httpx.Client(timeout=httpx.Timeout(timeout), follow_redirects=False, trust_env=False)
+    return httpx.Client(
+        timeout=httpx.Timeout(timeout),
+        follow_redirects=False,
+        trust_env=False,
+        verify=tls_context(),
+    )
+
+
+@functools.cache
+def tls_context():
+    """The certificates a target must present (certifi's, as httpx's default): loaded once."""
+    return ssl.create_default_context(cafile=certifi.where())
 
 
 def attempt(webhook, delivery, session):
@@ -204,10 +220,13 @@ def attempt(webhook, delivery, session):
     if not failure:
         delivery.status = WebhookDelivery.Status.DELIVERED
         delivery.delivered_at = timezone.now()
-        with transaction.atomic():
-            delivery.save()
-            Webhook.objects.filter(pk=webhook.pk).update(consecutive_failures=0, last_error="")
-        webhook.consecutive_failures, webhook.last_error = 0, ""
+        if webhook.consecutive_failures or webhook.last_error:
+            with transaction.atomic():
+                delivery.save()
+                Webhook.objects.filter(pk=webhook.pk).update(consecutive_failures=0, last_error="")
+            webhook.consecutive_failures, webhook.last_error = 0, ""
+        else:
+            delivery.save()  # the usual case: one UPDATE and its history row
         return True
     failures = webhook.consecutive_failures + 1
     delays = settings.WEBHOOK_RETRY_DELAYS or [60]
