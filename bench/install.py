@@ -131,14 +131,17 @@ def measure_isolated(databases=None, rounds=7, seconds=3.0, say=print, use_wrk=N
 
 
 def verdicts(results):
-    """Each database's figure against each target: (database, key, value, spread, met)."""
+    """
+    Each database's figure against each target: (database, key, value, spread, relation,
+    target, verdict), the verdict as ``load.verdict`` says it.
+    """
     for database, figures in results.items():
         if not isinstance(figures, dict) or "check_ratio" not in figures:
             continue
         for key, (relation, target) in {**TARGETS, **CEILING_TARGETS}.items():
-            value = figures[key]
-            met = value >= target if relation == "≥" else value <= target
-            yield database, key, value, figures.get(f"{key}_spread"), relation, target, met
+            value, spread = figures[key], figures.get(f"{key}_spread")
+            said = load.verdict(relation, target, value, spread)
+            yield database, key, value, spread, relation, target, said
 
 
 def main(argv=None):
@@ -148,9 +151,9 @@ def main(argv=None):
     parser.add_argument("--out", default=None, help="a results file to write the figures into")
     args = parser.parse_args(argv)
     results = measure_isolated(rounds=args.rounds, seconds=args.seconds)
-    for database, key, value, spread, relation, target, met in verdicts(results):
+    for database, key, value, spread, relation, target, said in verdicts(results):
         print(f"  {database:9} {key:24} {value} (spread {spread}) target {relation} {target}: "
-              f"{'met' if met else 'MISSED'}")  # fmt: skip
+              f"{said}")  # fmt: skip
     return serve.write_figures(args.out, KEY, results)
 
 

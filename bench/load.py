@@ -173,6 +173,23 @@ def alternate(url, sides, rounds, seconds, use_wrk=None, warm_up=1.0, **options)
     return Rounds(results)
 
 
+MET, WITHIN, MISSED = "met", "within its spread", "MISSED"
+
+
+def verdict(relation, target, value, spread=None):
+    """
+    ``value`` (the median of the rounds) against ``target``: "met" only when the target holds
+    with half the rounds' spread taken against it, so that another run, whose median may land
+    anywhere in that spread, meets it too; "within its spread" when the median meets it but a
+    run could miss; "MISSED" when the median does not.
+    """
+    margin = (spread or 0) / 2
+    if not (value >= target if relation == "≥" else value <= target):
+        return MISSED
+    beyond = value - margin >= target if relation == "≥" else value + margin <= target
+    return MET if beyond else WITHIN
+
+
 def summary(ratios):
     """(median, spread): the spread is the largest minus the smallest ratio of the rounds."""
     return round(statistics.median(ratios), 3), round(max(ratios) - min(ratios), 3)

@@ -54,6 +54,9 @@ def test_the_benchmark_runs_end_to_end_on_a_tiny_catalog(tmp_path):
         # Every round's reads met at least one import, run from start to commit.
         assert figures["imports_during_reads"] >= 5
         assert 0 < figures["worker_rss_mb"] < 1000 and figures["csv_rss_growth_mb"] < 1000
+        # Issue 44: the notifications worker, every delivery made and received once.
+        assert figures["notify_deliveries"] == figures["notify_received"] == 200
+        assert figures["notify_rss_growth_mb"] < 1000
         assert all(row["errors"] == 0 for row in figures["measurements"].values())
         assert figures["measurements"]["conditional"]["requests"] > 0
         assert min(figures["mixes"].values()) > 1  # many pages and filters, not one URL
@@ -85,3 +88,13 @@ def test_a_comparison_reports_its_median_round_and_spread():
     rounds = load.Rounds({"a": [row(90), row(100), row(80)], "b": [row(100)] * 3})
     assert load.summary(rounds.ratios("a", "b")) == (0.9, 0.2)
     assert rounds.merged("a").requests_per_second == 90 and rounds.merged("a").requests == 30
+
+
+def test_a_target_is_met_only_beyond_half_the_spread():
+    # Issue 45: 0.916 met 0.9 once, and the next run gave 0.888 with a spread of 0.115.
+    assert load.verdict("≥", 0.9, 0.916, 0.115) == load.WITHIN
+    assert load.verdict("≥", 0.9, 0.888, 0.115) == load.MISSED
+    assert load.verdict("≥", 0.9, 0.96, 0.115) == load.MET
+    assert load.verdict("≤", 2.0, 0.96, 0.4) == load.MET
+    assert load.verdict("≤", 2.0, 1.9, 0.4) == load.WITHIN
+    assert load.verdict("≤", 150, 126.0) == load.MET  # a figure of one measurement: no spread

@@ -13,6 +13,7 @@ import time
 import pytest
 
 from bench import serve
+from releases.notifications import webhooks
 
 pytestmark = pytest.mark.live_server
 
@@ -53,6 +54,7 @@ def test_the_worker_delivers_stops_on_term_and_catches_up(production_catalog, st
     env = production_catalog(tmp_path, WEBHOOK_ALLOW_PRIVATE="1", CATALOG_URL="https://c.example")
     added = manage(env, "add_webhook", stand_in.url("/hook"), "--topic", "releases:2.13")
     assert added.returncode == 0 and "Secret (shown once" in added.stdout, added.stderr
+    secret = added.stdout.rsplit(": ", 1)[1].strip()
 
     worker = subprocess.Popen(
         [sys.executable, "manage.py", "deliver_notifications", "--interval", "0.2"],
@@ -79,3 +81,5 @@ def test_the_worker_delivers_stops_on_term_and_catches_up(production_catalog, st
     assert keys == [["2.13.7"], ["2.13.8"], ["2.13.9"]]
     ids = [headers["X-Catalog-Delivery"] for _, headers, _ in stand_in.posts]
     assert len(set(ids)) == 3
+    for _, headers, body in stand_in.posts:
+        assert webhooks.verify(secret, headers["X-Catalog-Signature"], body)

@@ -24,6 +24,9 @@ from releases.notifications import addresses, webhooks, worker
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+SECRET = "a-test-secret-of-enough-length"  # what the receiver verifies every delivery with
+
+
 def deliver():
     call_command("deliver_notifications", "--once", verbosity=0)
 
@@ -35,6 +38,7 @@ def received(receiver, path="/hook"):
         if where != path:
             continue
         document = json.loads(body)
+        assert webhooks.verify(SECRET, headers["X-Catalog-Signature"], body)
         assert headers["X-Catalog-Delivery"] == document["id"]
         assert headers["X-Catalog-Event"] == document["event"]
         found.append((headers, document))
@@ -47,8 +51,8 @@ def receiver(stand_in, settings):
     return stand_in
 
 
-def hook(receiver, *topics, path="/hook", secret="a-test-secret-of-enough-length"):
-    return webhooks.register(receiver.url(path), list(topics), secret=secret)
+def hook(receiver, *topics, path="/hook", secret=None):
+    return webhooks.register(receiver.url(path), list(topics), secret=secret or SECRET)
 
 
 def new_patch(version="1.9.5", release="1.9"):
