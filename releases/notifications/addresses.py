@@ -58,6 +58,6 @@ def resolve(url):
                 raise Refused(
                     f"{host} resolves to {address}, a loopback, private or reserved address"
                 )
-    elif scheme == "http" and not all(not is_public(a) for a in addresses):
+    elif scheme == "http" and any(is_public(a) for a in addresses):
         raise Refused("plain http is allowed to loopback and private addresses only")
     return addresses[0]
