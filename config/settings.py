@@ -263,6 +263,13 @@ API_STALE_WHILE_REVALIDATE_SECONDS = int(os.environ.get("API_STALE_WHILE_REVALID
 # within this time (releases/revision.py).
 REVISION_REUSE_SECONDS = float(os.environ.get("REVISION_REUSE_SECONDS", "0.05"))
 
+# The threads that run the catalog in each WSGI worker, whatever the server's own threads
+# (gunicorn's WEB_THREADS hold connections; releases/web/app_threads.py); 0: the server's
+# thread runs each request itself. A response whose client reads nothing for
+# WEB_STALLED_CLIENT_SECONDS gives its thread back.
+WEB_APP_THREADS = int(os.environ.get("WEB_APP_THREADS", "4"))
+WEB_STALLED_CLIENT_SECONDS = int(os.environ.get("WEB_STALLED_CLIENT_SECONDS", "60"))
+
 # Requests a client address may make to the API and feeds ("1200/m"; empty: no limit),
 # counted in fixed windows in the shared cache, so every process and host counts together.
 API_ANON_RATE = os.environ.get("API_ANON_RATE", "1200/m")
