@@ -39,13 +39,16 @@ def wrk_available():
     return shutil.which("wrk") is not None
 
 
-def measure(url, seconds, connections=4, headers=None, use_wrk=None, paths=None):
-    """Load ``url`` + each of ``paths`` (chosen at random, seeded), or ``url`` alone."""
+def measure(url, seconds, connections=4, headers=None, use_wrk=None, paths=None, timeout=10):
+    """
+    Load ``url`` + each of ``paths`` (chosen at random, seeded), or ``url`` alone; a request
+    unanswered after ``timeout`` seconds counts as an error.
+    """
     use_wrk = wrk_available() if use_wrk is None else use_wrk
     paths = list(paths) if paths else [""]
     if use_wrk:
-        return with_wrk(url, paths, seconds, connections, headers or {})
-    return with_python(url, paths, seconds, connections, headers or {})
+        return with_wrk(url, paths, seconds, connections, headers or {}, timeout)
+    return with_python(url, paths, seconds, connections, headers or {}, timeout)
 
 
 LUA = """
@@ -57,9 +60,9 @@ end
 """
 
 
-def with_wrk(url, paths, seconds, connections, headers):
+def with_wrk(url, paths, seconds, connections, headers, timeout):
     duration = f"-d{max(1, round(seconds))}s"  # wrk counts whole seconds
-    command = ["wrk", "-t1", f"-c{connections}", duration, "--latency", "--timeout", "10s"]
+    command = ["wrk", "-t1", f"-c{connections}", duration, "--latency", "--timeout", f"{timeout}s"]
     for name, value in headers.items():
         command += ["-H", f"{name}: {value}"]
     with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
@@ -93,7 +96,7 @@ def _latency(output, percentile):
     return float(value) * UNITS[unit]
 
 
-def with_python(url, paths, seconds, connections, headers):
+def with_python(url, paths, seconds, connections, headers, timeout):
     deadline = time.monotonic() + seconds
     latencies, errors, lock = [], [0], threading.Lock()
     chooser = random.Random(SEED)
@@ -105,7 +108,7 @@ def with_python(url, paths, seconds, connections, headers):
             request = urllib.request.Request(url + path, headers=headers)
             started = time.perf_counter()
             try:
-                with urllib.request.urlopen(request, timeout=10) as response:
+                with urllib.request.urlopen(request, timeout=timeout) as response:
                     response.read()
             except urllib.error.HTTPError as error:
                 if error.code != 304:

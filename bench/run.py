@@ -40,7 +40,7 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from bench import admin, hostile, load, post, serve
+from bench import admin, concurrency, hostile, load, post, serve
 from bench import install as install_bench
 from bench import pages as page_bench
 from bench.generate import release_version
@@ -60,6 +60,9 @@ TARGETS = {  # key: (at least or at most, target)
     "import_read_errors": ("≤", 0),
     "worker_rss_mb": ("≤", 150),
     "csv_rss_growth_mb": ("≤", 20),
+    # Issue 45: a worker read by 64 clients at once for a minute, then its RSS over a soak.
+    "worker_rss_64_clients_mb": ("≤", 200),
+    "soak_rss_growth_percent": ("≤", 5),
     # Issue 44: the notifications worker keeps nothing per delivery, over 10,000 of them.
     "notify_rss_growth_mb": ("≤", 10),
     # One more than before issue 29: the catalog's revision is a row read by every request.
@@ -309,15 +312,17 @@ def reads_during_imports(server, env, workdir, args, mix):
     def reads(seconds):
         return load.measure(server.url, seconds, use_wrk=args.wrk, paths=paths)
 
+    side = args.import_seconds  # long enough that each side meets every phase of an import
+
     started = time.monotonic()
     imported()  # the first import, alone: how long one takes
     seconds = time.monotonic() - started
     sides, imports = {"reads": [], "reads_during_import": []}, 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as reader:
         for _ in range(args.rounds):
-            reads(min(1, args.seconds))
-            sides["reads"].append(reads(args.seconds))
-            during = reader.submit(reads, args.seconds)
+            reads(min(1, side))
+            sides["reads"].append(reads(side))
+            during = reader.submit(reads, side)
             while not during.done():
                 imported()
                 imports += 1
@@ -457,6 +462,16 @@ def measure_catalog(args, workdir, big_env, small_env, generated, loaded, small,
     if memory["csv_rows"] != generated["features"]:
         raise SystemExit(f"the CSV held {memory['csv_rows']} rows, not {generated['features']}")
     peaks.append(memory["worker_rss_mb"])
+    say(f"  {args.clients} clients at once for {args.clients_seconds} s, then a soak of "
+        f"{args.soak_seconds} s")  # fmt: skip
+    crowd = concurrency.measure(
+        big_env, generated, clients=args.clients, seconds=args.clients_seconds,
+        soak_seconds=args.soak_seconds, spread=args.spread, use_wrk=args.wrk,
+    )  # fmt: skip
+    say(f"    peak RSS {crowd['worker_rss_64_clients_mb']} MB ({crowd['concurrent_requests']} "
+        f"requests, {crowd['concurrent_errors']} errors); soak: RSS "
+        f"{crowd['soak_rss_mb'][0]} -> {crowd['soak_rss_mb'][-1]} MB, "
+        f"{crowd['soak_rss_growth_percent']}%")  # fmt: skip
     say(f"  the notifications worker: {args.deliveries} webhook deliveries to a receiver")
     notify = module(big_env, "notify", args.deliveries)
     say(f"    {notify['notify_deliveries']} in {notify['notify_seconds']} s; RSS "
@@ -487,7 +502,9 @@ def measure_catalog(args, workdir, big_env, small_env, generated, loaded, small,
         "import_post_seconds": round(import_seconds, 1),
         "import_post_features": args.import_features,
         "imports_during_reads": imports,
+        "seconds_per_import_round": args.import_seconds,
         **memory,
+        **crowd,
         **notify,
         "worker_rss_mb": round(max(peaks), 1),
         "queries_per_page": max(first for first, _ in queries.values()),
@@ -616,6 +633,15 @@ def main(argv=None):
     parser.add_argument(
         "--import-nice", type=int, default=19, help="the import's CPU niceness, as a batch job's"
     )
+    parser.add_argument(
+        "--import-seconds",
+        type=float,
+        default=10,
+        help="of each side of a round of reads during imports (two imports or more)",
+    )
+    parser.add_argument("--clients", type=int, default=64, help="at once, for memory")
+    parser.add_argument("--clients-seconds", type=float, default=60)
+    parser.add_argument("--soak-seconds", type=float, default=600)
     parser.add_argument("--workdir", help="where the databases go (default: a temporary folder)")
     parser.add_argument("--out", default=str(RESULTS))
     only = parser.add_mutually_exclusive_group()
@@ -638,6 +664,7 @@ def main(argv=None):
         args.features, args.releases, args.small_features = 400, 8, 100
         args.seconds, args.spread, args.import_features, args.rounds = 0.3, 4, 40, 5
         args.deliveries = 200
+        args.import_seconds, args.clients, args.clients_seconds, args.soak_seconds = 0.3, 8, 1, 2
     if args.wrk is None and not load.wrk_available():
         print("wrk is not installed (apt-get install wrk): using the Python load generator, "
               "whose figures are not worth quoting.", file=sys.stderr)  # fmt: skip

@@ -57,6 +57,13 @@ def test_the_benchmark_runs_end_to_end_on_a_tiny_catalog(tmp_path):
         # Issue 44: the notifications worker, every delivery made and received once.
         assert figures["notify_deliveries"] == figures["notify_received"] == 200
         assert figures["notify_rss_growth_mb"] < 1000
+        # Issue 45: a worker's peak under clients at once (8 in the tiny run), then a soak
+        # whose RSS is sampled at its start and end.
+        assert 0 < figures["worker_rss_64_clients_mb"] < 1000
+        assert figures["concurrent_clients"] == 8 and figures["concurrent_requests"] > 8
+        assert figures["concurrent_errors"] == 0 and figures["soak_errors"] == 0
+        assert len(figures["soak_rss_mb"]) >= 2 and figures["soak_requests"] > 0
+        assert abs(figures["soak_rss_growth_percent"]) < 100
         assert all(row["errors"] == 0 for row in figures["measurements"].values())
         assert figures["measurements"]["conditional"]["requests"] > 0
         assert min(figures["mixes"].values()) > 1  # many pages and filters, not one URL
