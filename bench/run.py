@@ -310,7 +310,9 @@ def reads_during_imports(server, env, workdir, args, mix):
             raise SystemExit(f"import_post failed:\n{errors.decode()[-2000:]}")
 
     def reads(seconds):
-        return load.measure(server.url, seconds, use_wrk=args.wrk, paths=paths)
+        return load.measure(
+            server.url, seconds, connections=args.import_connections, use_wrk=args.wrk, paths=paths
+        )
 
     side = args.import_seconds  # long enough that each side meets every phase of an import
 
@@ -320,6 +322,7 @@ def reads_during_imports(server, env, workdir, args, mix):
     sides, imports = {"reads": [], "reads_during_import": []}, 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as reader:
         for _ in range(args.rounds):
+            settled(env["DATABASE_URL"])
             reads(min(1, side))
             sides["reads"].append(reads(side))
             during = reader.submit(reads, side)
@@ -328,6 +331,30 @@ def reads_during_imports(server, env, workdir, args, mix):
                 imports += 1
             sides["reads_during_import"].append(during.result())
     return load.Rounds(sides), seconds, imports
+
+
+def settled(database_url, longest=30):
+    """
+    Wait (at most ``longest`` seconds) until PostgreSQL's autovacuum is done with what the last
+    imports wrote, so that the reads alone are the idle figure: the benchmark's server vacuums
+    at full speed (.ci/postgres.sh), and its vacuums follow the last import by a second or two.
+    On SQLite, nothing runs after a commit.
+    """
+    if not database_url.startswith(("postgres://", "postgresql://")):
+        return 0
+    import psycopg
+
+    started = time.monotonic()
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        while time.monotonic() - started < longest:
+            time.sleep(1)  # a vacuum starts within autovacuum_naptime (1 s) of the commit
+            busy = connection.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'"
+                " AND datname = current_database()"
+            ).fetchone()[0]
+            if not busy:
+                break
+    return time.monotonic() - started
 
 
 def batch_priority(pid, niceness):
@@ -638,6 +665,12 @@ def main(argv=None):
         type=float,
         default=10,
         help="of each side of a round of reads during imports (two imports or more)",
+    )
+    parser.add_argument(
+        "--import-connections",
+        type=int,
+        default=16,
+        help="wrk's connections for the reads during imports (spread over both workers)",
     )
     parser.add_argument("--clients", type=int, default=64, help="at once, for memory")
     parser.add_argument("--clients-seconds", type=float, default=60)
