@@ -55,6 +55,9 @@ class AppThreads:
         if isinstance(file_wrapper, type) and isinstance(result, file_wrapper):
             relay.send(_FILE, result)
             return
+        # The response is closed (Django's request_finished, the connections' cleanup) before
+        # its last piece goes, so that what a client sees next comes after it.
+        last, failed = b"", None
         try:
             pieces, size = [], 0
             for chunk in result:
@@ -64,15 +67,20 @@ class AppThreads:
                     if not relay.send(_PIECE, b"".join(pieces)):
                         return
                     pieces, size = [], 0
-            if pieces and not relay.send(_PIECE, b"".join(pieces)):
-                return
-            relay.send(_END)
+            last = b"".join(pieces)
         except BaseException as error:
-            relay.send(_ERROR, error)
+            failed = error
         finally:
             close = getattr(result, "close", None)
-            if close is not None:
-                close()  # in this thread: Django's request_finished, its connections' cleanup
+            try:
+                if close is not None:
+                    close()
+            except BaseException as error:  # told to the server's thread, which waits
+                failed = failed or error
+        if failed is not None:
+            relay.send(_ERROR, failed)
+        elif not last or relay.send(_PIECE, last):
+            relay.send(_END)
 
 
 class Relay:
