@@ -40,7 +40,7 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from bench import admin, concurrency, hostile, load, post, serve
+from bench import admin, concurrency, hostile, kept, load, post, serve
 from bench import install as install_bench
 from bench import pages as page_bench
 from bench.generate import release_version
@@ -146,11 +146,21 @@ def databases(database, workdir):
 # --- the catalog -----------------------------------------------------------------------------
 
 
-def build_catalog(workdir, database_url, features, releases):
+def build_catalog(workdir, database_url, features, releases, reuse=True):
+    """
+    A generated catalog in ``workdir`` (SQLite) or at ``database_url``: loaded, or copied from
+    one kept by an earlier run of the same code (bench/kept.py).
+    """
     fresh(workdir)
     env = bench_env(workdir, database_url)
+    key = kept.digest(features, releases)
+    if reuse and (generated := kept.restore(key, workdir, database_url, postgres_url())):
+        return env, {**generated, "catalog_reused": True}
     serve.prepare(env, load_fixtures=False)
-    return env, module(env, "generate", "--features", features, "--releases", releases)
+    generated = module(env, "generate", "--features", features, "--releases", releases)
+    if reuse:
+        kept.keep(key, workdir, database_url, generated, postgres_url())
+    return env, {**generated, "catalog_reused": False}
 
 
 def fresh(folder):
@@ -401,15 +411,20 @@ def run_database(args, database, workdir, say):
     big_dir, small_dir = workdir / "big", workdir / "small"
     with databases(database, workdir) as urls:
         say(f"[{database}] generating {args.features} features over {args.releases} releases ...")
-        big_env, generated = build_catalog(big_dir, urls["big"], args.features, args.releases)
-        say(f"  bulk load: {generated['objects']} objects in {generated['seconds']} s")
+        big_env, generated = build_catalog(
+            big_dir, urls["big"], args.features, args.releases, reuse=args.keep_catalogs
+        )
+        kept_note = (
+            " (kept from an earlier run of this code)" if generated["catalog_reused"] else ""
+        )
+        say(f"  bulk load: {generated['objects']} objects in {generated['seconds']} s{kept_note}")
         subset = max(1, args.features // 20)
         loaded = loaddata_comparison(big_env, workdir, urls["loaddata"], subset)
         say(f"  loaddata of a {subset}-feature subset: {loaded['objects']} objects in "
             f"{loaded['seconds']} s")  # fmt: skip
         small_releases = max(4, args.releases // 10)
         small_env, small = build_catalog(
-            small_dir, urls["small"], args.small_features, small_releases
+            small_dir, urls["small"], args.small_features, small_releases, reuse=args.keep_catalogs
         )
         return measure_catalog(args, workdir, big_env, small_env, generated, loaded, small, say)
 
@@ -543,6 +558,7 @@ def measure_catalog(args, workdir, big_env, small_env, generated, loaded, small,
         "import_seconds": generated["seconds"],
         "import_features": generated["features"],
         "import_objects": generated["objects"],
+        "catalog_reused": generated["catalog_reused"],
         "loaddata_seconds": loaded["seconds"],
         "loaddata_objects": loaded["objects"],
         "loaddata_speedup": round(bulk_rate / loaddata_rate, 2),
@@ -681,6 +697,12 @@ def main(argv=None):
     only.add_argument("--sqlite-only", action="store_true", help="even if DATABASE_URL is set")
     only.add_argument("--postgres-only", action="store_true", help="DATABASE_URL's server alone")
     parser.add_argument("--tiny", action="store_true", help="a tiny catalog, short runs")
+    parser.add_argument(
+        "--fresh-catalogs",
+        dest="keep_catalogs",
+        action="store_false",
+        help="load the generated catalogs even where a run of this code kept them",
+    )
     parser.add_argument(
         "--deliveries", type=int, default=10_000, help="webhook deliveries the worker sends"
     )

@@ -1,10 +1,11 @@
 """`make bench` is not part of the suite, but its machinery runs here once, on a tiny catalog."""
 
+import contextlib
 import json
 
 import pytest
 
-from bench import load, run
+from bench import kept, load, run
 
 pytestmark = pytest.mark.bench
 
@@ -105,3 +106,38 @@ def test_a_target_is_met_only_beyond_half_the_spread():
     assert load.verdict("≤", 2.0, 0.96, 0.4) == load.MET
     assert load.verdict("≤", 2.0, 1.9, 0.4) == load.WITHIN
     assert load.verdict("≤", 150, 126.0) == load.MET  # a figure of one measurement: no spread
+
+
+def test_a_generated_catalog_is_kept_for_the_next_run_of_the_same_code(tmp_path, monkeypatch):
+    """
+    The second build of the same catalog by the same code copies the one the first kept
+    (bench/kept.py), on the suite's database: a SQLite file, or a template on the PostgreSQL
+    server; the copy holds what the load made.
+    """
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "kept"))
+    server = run.postgres_url()
+    with run.databases("postgres" if server else "sqlite", tmp_path) as urls:
+        try:
+            built = {
+                name: run.build_catalog(tmp_path / name, urls[name], 60, 4)
+                for name in ("big", "small")
+            }
+            counts = {name: features_in(env["DATABASE_URL"]) for name, (env, _) in built.items()}
+        finally:
+            kept.forget(kept.digest(60, 4), urls["big"], server)
+    first, second = built["big"][1], built["small"][1]
+    assert first.pop("catalog_reused") is False and second.pop("catalog_reused") is True
+    assert first == second and first["features"] == 60
+    assert counts == {"big": 60, "small": 60}
+
+
+def features_in(database_url):
+    if database_url.startswith("sqlite:///"):
+        import sqlite3
+
+        with contextlib.closing(sqlite3.connect(database_url.removeprefix("sqlite:///"))) as db:
+            return db.execute("SELECT count(*) FROM releases_feature").fetchone()[0]
+    import psycopg
+
+    with psycopg.connect(database_url) as db:
+        return db.execute("SELECT count(*) FROM releases_feature").fetchone()[0]
