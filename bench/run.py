@@ -495,6 +495,7 @@ def measure_catalog(args, workdir, big_env, small_env, generated, loaded, small,
             f" ms during {imports} imports (one alone: {import_seconds:.1f} s)")  # fmt: skip
         peaks += server.worker_memory_mb()
 
+    settled(big_env["DATABASE_URL"])  # the imports' autovacuums done
     say("  with the page cache: hits against the ceiling, and 304s")
     page = sample["list"]
     with serve.server(big_env) as server:
