@@ -102,9 +102,7 @@ class RowShape:
                 raise ImproperlyConfigured(f"{where}: reads its value its own way.")
             else:
                 column = "__".join(field.source_attrs)
-                fields[name] = partial(
-                    shown_column, column, field.to_representation, shown_as_they_are(field)
-                )
+                fields[name] = partial(shown_column, column, field.to_representation)
                 columns.append(column)
         return fields, list(dict.fromkeys(columns))
 
@@ -139,30 +137,9 @@ def readable(serializer):
     return {name: field for name, field in serializer.fields.items() if not field.write_only}
 
 
-def shown_as_they_are(field):
-    """
-    The types of value that ``field`` shows unchanged (with null, which stays null): a text
-    field shows ``str(value)``, an integer field ``int(value)``, a choice field the choice
-    whose text is ``str(value)``, which is the value itself when every choice is of the value's
-    type. A column of those types is taken as it is, instead of a call a value.
-    """
-    show = type(field).to_representation
-    if show is serializers.CharField.to_representation:
-        return frozenset({str, type(None)})
-    if show is serializers.IntegerField.to_representation:
-        return frozenset({int, type(None)})
-    if show is serializers.ChoiceField.to_representation:
-        kinds = set(map(type, field.choices))
-        if len(kinds) == 1 and kinds <= {str, int}:
-            return frozenset({*kinds, type(None)})
-    return frozenset()
-
-
-def shown_column(column, show, as_they_are, columns, rows):
+def shown_column(column, show, columns, rows):
     """Each row's value of ``column`` as ``show`` shows it; null stays null, as in DRF."""
     values = columns[column]
-    if as_they_are and as_they_are.issuperset(map(type, values)):
-        return list(values)
     if None in values:
         return [None if value is None else show(value) for value in values]
     return list(map(show, values))
