@@ -34,21 +34,20 @@ def measure(env, generated, *, clients, seconds, soak_seconds, spread, use_wrk=N
     mix = paths(generated, spread)
     with serve.server({**env, "API_PAGE_CACHE_SECONDS": "0"}) as server:
         pids = server.worker_pids()
-        busy = load.measure(
-            server.url, seconds, connections=clients, paths=mix, use_wrk=use_wrk,
-            timeout=SLOW_REQUEST_SECONDS,
-        )  # fmt: skip
+
+        def loaded(for_seconds):
+            return load.measure(
+                server.url, for_seconds, connections=clients, paths=mix, use_wrk=use_wrk,
+                timeout=SLOW_REQUEST_SECONDS,
+            )  # fmt: skip
+
+        busy = loaded(seconds)
         peak = max(serve.memory_mb(pid) for pid in pids)
         samples = [[serve.memory_mb(pid, "VmRSS") for pid in pids]]
         soaked = []
         started = time.monotonic()
         while (left := soak_seconds - (time.monotonic() - started)) > 0.5:
-            soaked.append(
-                load.measure(
-                    server.url, min(SAMPLE_SECONDS, left), connections=clients, paths=mix,
-                    use_wrk=use_wrk, timeout=SLOW_REQUEST_SECONDS,
-                )
-            )  # fmt: skip
+            soaked.append(loaded(min(SAMPLE_SECONDS, left)))
             samples.append([serve.memory_mb(pid, "VmRSS") for pid in pids])
     growth = max(
         (end - begin) / begin * 100 for begin, end in zip(samples[0], samples[-1], strict=True)

@@ -69,7 +69,7 @@ def keep(key, workdir, database_url, generated, server_url=None):
     if database_url:
         return _keep_postgres(key, database_url, generated, server_url)
     for other in kept_folder().glob("*"):
-        if other.is_dir() and _same_shape(other, generated):
+        if other.is_dir() and _replaced_by(_report(other), generated):
             shutil.rmtree(other, ignore_errors=True)
     folder = kept_folder() / key
     folder.mkdir(parents=True, exist_ok=True)
@@ -83,23 +83,25 @@ def forget(key, database_url, server_url=None):
         shutil.rmtree(kept_folder() / key, ignore_errors=True)
         return
     import psycopg
-    from psycopg import sql
 
     server, database = _server(database_url, server_url)
     with psycopg.connect(server, autocommit=True) as connection:
-        connection.execute(
-            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
-                sql.Identifier(_kept_name(database, key))
-            )
-        )
+        _drop(connection, _kept_name(database, key))
 
 
-def _same_shape(folder, generated):
-    """A kept catalog of the same size (another version of the code): replaced, not piled up."""
+def _report(folder):
     report = folder / "generated.json"
-    if not report.exists():
+    return report.read_text() if report.exists() else None
+
+
+def _replaced_by(report, generated):
+    """
+    Whether the kept catalog whose generator's ``report`` (JSON, None when lost) makes way for
+    ``generated``: one of the same size (another version of the code) is replaced, not piled up.
+    """
+    if not report:
         return True
-    kept = json.loads(report.read_text())
+    kept = json.loads(report)
     return (kept.get("features"), kept.get("releases")) == (
         generated.get("features"),
         generated.get("releases"),
@@ -127,9 +129,27 @@ def _kept_name(database, key):
     return f"{database.rsplit('_bench_', 1)[0]}_bench_kept_{key}"
 
 
+def _drop(connection, name):
+    from psycopg import sql
+
+    connection.execute(
+        sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+    )
+
+
+def _copy(connection, name, template):
+    """A new database ``name``, a file-by-file copy of ``template``."""
+    from psycopg import sql
+
+    connection.execute(
+        sql.SQL("CREATE DATABASE {} TEMPLATE {} STRATEGY FILE_COPY").format(
+            sql.Identifier(name), sql.Identifier(template)
+        )
+    )
+
+
 def _restore_postgres(key, database_url, server_url):
     import psycopg
-    from psycopg import sql
 
     server, database = _server(database_url, server_url)
     kept = _kept_name(database, key)
@@ -140,14 +160,8 @@ def _restore_postgres(key, database_url, server_url):
         ).fetchone()
         if row is None or not row[0]:
             return None
-        connection.execute(
-            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database))
-        )
-        connection.execute(
-            sql.SQL("CREATE DATABASE {} TEMPLATE {} STRATEGY FILE_COPY").format(
-                sql.Identifier(database), sql.Identifier(kept)
-            )
-        )
+        _drop(connection, database)
+        _copy(connection, database, kept)
         return json.loads(row[0])
 
 
@@ -164,21 +178,10 @@ def _keep_postgres(key, database_url, generated, server_url):
             " WHERE starts_with(datname, %s)",
             [prefix],
         ).fetchall()
-        for name, comment in others:
-            report = json.loads(comment) if comment else {}
-            same = (report.get("features"), report.get("releases")) == (
-                generated.get("features"),
-                generated.get("releases"),
-            )
-            if same or not comment:
-                connection.execute(
-                    sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-                )
-        connection.execute(
-            sql.SQL("CREATE DATABASE {} TEMPLATE {} STRATEGY FILE_COPY").format(
-                sql.Identifier(kept), sql.Identifier(database)
-            )
-        )
+        for name, report in others:
+            if _replaced_by(report, generated):
+                _drop(connection, name)
+        _copy(connection, kept, database)
         connection.execute(
             sql.SQL("COMMENT ON DATABASE {} IS {}").format(
                 sql.Identifier(kept), sql.Literal(json.dumps(generated))

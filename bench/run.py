@@ -101,10 +101,14 @@ def bench_env(workdir, database_url=None, **overrides):
 # --- databases -------------------------------------------------------------------------------
 
 
+def is_postgres(url):
+    return url.startswith(("postgres://", "postgresql://"))
+
+
 def postgres_url():
     """DATABASE_URL, when it points at a PostgreSQL server."""
     url = os.environ.get("DATABASE_URL", "")
-    return url if url.startswith(("postgres://", "postgresql://")) else None
+    return url if is_postgres(url) else None
 
 
 @contextlib.contextmanager
@@ -365,8 +369,8 @@ def settled(database_url, longest=30):
     at full speed (.ci/postgres.sh), and its vacuums follow the last import by a second or two.
     On SQLite, nothing runs after a commit.
     """
-    if not database_url.startswith(("postgres://", "postgresql://")):
-        return 0
+    if not is_postgres(database_url):
+        return
     import psycopg
 
     started = time.monotonic()
@@ -378,8 +382,7 @@ def settled(database_url, longest=30):
                 " AND datname = current_database()"
             ).fetchone()[0]
             if not busy:
-                break
-    return time.monotonic() - started
+                return
 
 
 def batch_priority(pid, niceness):

@@ -35,7 +35,6 @@ class ClientStalled(Exception):
 class AppThreads:
     def __init__(self, application, threads, stall_seconds=60):
         self.application = application
-        self.threads = threads
         self.stall_seconds = stall_seconds
         self.pool = ThreadPoolExecutor(threads, thread_name_prefix="catalog")
 
