@@ -48,14 +48,14 @@ def digest(features, releases):
     return hashed.hexdigest()[:16]
 
 
-def restore(key, workdir, database_url, server_url=None):
+def restore(key, workdir, database_url):
     """
     The generator's report of the catalog kept under ``key``, copied into place (the SQLite
-    file in ``workdir``, or the database of ``database_url`` on the server whose maintenance
-    connection is ``server_url``); None when none is kept.
+    file in ``workdir``, or the PostgreSQL database of ``database_url``); None when none is
+    kept.
     """
     if database_url:
-        return _restore_postgres(key, database_url, server_url)
+        return _restore_postgres(key, database_url)
     folder = kept_folder() / key
     report = folder / "generated.json"
     if not report.exists():
@@ -64,10 +64,10 @@ def restore(key, workdir, database_url, server_url=None):
     return json.loads(report.read_text())
 
 
-def keep(key, workdir, database_url, generated, server_url=None):
+def keep(key, workdir, database_url, generated):
     """Keep the catalog just generated under ``key``, in place of any other kept before."""
     if database_url:
-        return _keep_postgres(key, database_url, generated, server_url)
+        return _keep_postgres(key, database_url, generated)
     for other in kept_folder().glob("*"):
         if other.is_dir() and _replaced_by(_report(other), generated):
             shutil.rmtree(other, ignore_errors=True)
@@ -77,16 +77,15 @@ def keep(key, workdir, database_url, generated, server_url=None):
     (folder / "generated.json").write_text(json.dumps(generated))
 
 
-def forget(key, database_url, server_url=None):
+def forget(key, database_url):
     """Drop the catalog kept under ``key`` (the one ``database_url``'s name would restore)."""
     if not database_url:
         shutil.rmtree(kept_folder() / key, ignore_errors=True)
         return
     import psycopg
 
-    server, database = _server(database_url, server_url)
-    with psycopg.connect(server, autocommit=True) as connection:
-        _drop(connection, _kept_name(database, key))
+    with psycopg.connect(maintenance_url(database_url), autocommit=True) as connection:
+        _drop(connection, _kept_name(_name(database_url), key))
 
 
 def _report(folder):
@@ -119,10 +118,13 @@ def _copy_sqlite(source, target):
 # --- PostgreSQL: kept databases, copied as templates -----------------------------------------
 
 
-def _server(database_url, server_url):
-    """(a URL to create and drop databases through, the catalog's database name)."""
-    parts = urlsplit(database_url)
-    return server_url or parts._replace(path="/postgres").geturl(), parts.path.lstrip("/")
+def maintenance_url(database_url):
+    """The same server's ``postgres`` database: where databases are created and dropped."""
+    return urlsplit(database_url)._replace(path="/postgres").geturl()
+
+
+def _name(database_url):
+    return urlsplit(database_url).path.lstrip("/")
 
 
 def _kept_name(database, key):
@@ -148,12 +150,12 @@ def _copy(connection, name, template):
     )
 
 
-def _restore_postgres(key, database_url, server_url):
+def _restore_postgres(key, database_url):
     import psycopg
 
-    server, database = _server(database_url, server_url)
+    database = _name(database_url)
     kept = _kept_name(database, key)
-    with psycopg.connect(server, autocommit=True) as connection:
+    with psycopg.connect(maintenance_url(database_url), autocommit=True) as connection:
         row = connection.execute(
             "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = %s",
             [kept],
@@ -165,14 +167,14 @@ def _restore_postgres(key, database_url, server_url):
         return json.loads(row[0])
 
 
-def _keep_postgres(key, database_url, generated, server_url):
+def _keep_postgres(key, database_url, generated):
     import psycopg
     from psycopg import sql
 
-    server, database = _server(database_url, server_url)
+    database = _name(database_url)
     kept = _kept_name(database, key)
     prefix = kept.rsplit("_", 1)[0] + "_"
-    with psycopg.connect(server, autocommit=True) as connection:
+    with psycopg.connect(maintenance_url(database_url), autocommit=True) as connection:
         others = connection.execute(
             "SELECT datname, shobj_description(oid, 'pg_database') FROM pg_database"
             " WHERE starts_with(datname, %s)",

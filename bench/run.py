@@ -113,7 +113,11 @@ def postgres_url():
 
 @contextlib.contextmanager
 def scratch_postgres(server_url, names):
-    """Empty databases ``names`` on the server of ``server_url``, dropped afterwards."""
+    """
+    Empty databases ``names`` on the server of ``server_url``, dropped afterwards. They are
+    named after the database ``server_url`` names (``catalog_bench_big``), which need not
+    exist: they are created and dropped through the server's ``postgres`` database.
+    """
     import psycopg
     from psycopg import sql
 
@@ -121,7 +125,7 @@ def scratch_postgres(server_url, names):
     databases = {name: f"{prefix}_bench_{name}" for name in names}
 
     def each(statement):
-        with psycopg.connect(server_url, autocommit=True) as connection:
+        with psycopg.connect(kept.maintenance_url(server_url), autocommit=True) as connection:
             for database in databases.values():
                 connection.execute(sql.SQL(statement).format(sql.Identifier(database)))
 
@@ -158,13 +162,13 @@ def build_catalog(workdir, database_url, features, releases, reuse=True):
     fresh(workdir)
     env = bench_env(workdir, database_url)
     key = kept.digest(features, releases)
-    if reuse and (generated := kept.restore(key, workdir, database_url, postgres_url())):
+    if reuse and (generated := kept.restore(key, workdir, database_url)):
         return env, {**generated, "catalog_reused": True}
     serve.prepare(env, load_fixtures=False)
     generated = module(env, "generate", "--features", features, "--releases", releases)
     vacuumed(database_url)
     if reuse:
-        kept.keep(key, workdir, database_url, generated, postgres_url())
+        kept.keep(key, workdir, database_url, generated)
     return env, {**generated, "catalog_reused": False}
 
 

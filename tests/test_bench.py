@@ -2,6 +2,7 @@
 
 import contextlib
 import json
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -9,10 +10,25 @@ from bench import kept, load, run
 
 pytestmark = pytest.mark.bench
 
+
+@pytest.fixture
+def own_databases(monkeypatch, worker_id):
+    """
+    On PostgreSQL, the benchmark's scratch databases take their names from DATABASE_URL's
+    database (run.scratch_postgres): a name of this pytest-xdist worker's own, so two workers
+    building catalogs at once never drop each other's.
+    """
+    server = run.postgres_url()
+    if server:
+        parts = urlsplit(server)
+        own = parts._replace(path=f"{parts.path}_{worker_id}").geturl()
+        monkeypatch.setenv("DATABASE_URL", own)
+
+
 RATIOS = ["list_ratio", "filtered_ratio", "deep_page_ratio", "ceiling_ratio"]
 
 
-def test_the_benchmark_runs_end_to_end_on_a_tiny_catalog(tmp_path):
+def test_the_benchmark_runs_end_to_end_on_a_tiny_catalog(tmp_path, own_databases):
     out = tmp_path / "results.json"
     # Each database of the suite's run: SQLite's, or the PostgreSQL server DATABASE_URL names
     # (CI runs the suite once on each; the SQLite half has run SQLite's benchmark).
@@ -108,7 +124,9 @@ def test_a_target_is_met_only_beyond_half_the_spread():
     assert load.verdict("≤", 150, 126.0) == load.MET  # a figure of one measurement: no spread
 
 
-def test_a_generated_catalog_is_kept_for_the_next_run_of_the_same_code(tmp_path, monkeypatch):
+def test_a_generated_catalog_is_kept_for_the_next_run_of_the_same_code(
+    tmp_path, monkeypatch, own_databases
+):
     """
     The second build of the same catalog by the same code copies the one the first kept
     (bench/kept.py), on the suite's database: a SQLite file, or a template on the PostgreSQL
@@ -124,7 +142,7 @@ def test_a_generated_catalog_is_kept_for_the_next_run_of_the_same_code(tmp_path,
             }
             counts = {name: features_in(env["DATABASE_URL"]) for name, (env, _) in built.items()}
         finally:
-            kept.forget(kept.digest(60, 4), urls["big"], server)
+            kept.forget(kept.digest(60, 4), urls["big"])
     first, second = built["big"][1], built["small"][1]
     assert first.pop("catalog_reused") is False and second.pop("catalog_reused") is True
     assert first == second and first["features"] == 60

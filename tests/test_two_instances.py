@@ -33,19 +33,20 @@ RATE = 12  # a minute, per address, both instances together
 
 
 @pytest.fixture(scope="module")
-def shared(tmp_path_factory, redis_url):  # noqa: F811
+def shared(tmp_path_factory, redis_url, worker_id):  # noqa: F811
     """One PostgreSQL database with the catalog, one Redis, one secret: the two instances'
-    environment (each gets its own cache folder and port)."""
+    environment (each gets its own cache folder and port). Each pytest-xdist worker that runs
+    a test of this module gets a database of its own, named after it."""
     if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
         pytest.skip("two instances share one PostgreSQL server: run in the suite's PostgreSQL run")
     server_url = bench_run.postgres_url()
     if server_url is None:
         pytest.skip("DATABASE_URL names no PostgreSQL server")
     workdir = tmp_path_factory.mktemp("two-instances")
-    with bench_run.scratch_postgres(server_url, ["two_instances"]) as urls:
+    with bench_run.scratch_postgres(server_url, [f"two_instances_{worker_id}"]) as urls:
         env = serve.production_env(
             workdir,
-            DATABASE_URL=urls["two_instances"],
+            DATABASE_URL=urls[f"two_instances_{worker_id}"],
             REDIS_URL=redis_url,
             API_ANON_RATE=f"{RATE}/minute",
             EDITOR_PASSWORD=PASSWORD,
