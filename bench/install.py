@@ -82,12 +82,17 @@ def measure_database(database_url, rounds, seconds, say, use_wrk=None):
                     warm_up=min(1, seconds),
                     **options,
                 )
-                ratio, spread = load.summary(result.ratios("product", "baseline"))
-                figures[f"{endpoint}_ratio"], figures[f"{endpoint}_ratio_spread"] = ratio, spread
+                ratios = result.ratios("product", "baseline")
+                ratio = load.summary(ratios)
+                figures |= load.recorded(f"{endpoint}_ratio", ratio)
+                figures.setdefault("round_ratios", {})[endpoint] = [round(r, 3) for r in ratios]
+                figures.setdefault("errors", {})[endpoint] = {
+                    side: result.merged(side).errors for side in ("baseline", "product")
+                }
                 figures[f"{endpoint}_p50_ms"] = round(result.merged("product").p50_ms, 2)
                 figures[f"{endpoint}_baseline_p50_ms"] = round(result.merged("baseline").p50_ms, 2)
-                say(f"    {endpoint}: {len(questions)} questions; {ratio}x the baseline "
-                    f"(spread {spread})")  # fmt: skip
+                say(f"    {endpoint}: {len(questions)} questions; {ratio.median}x the baseline "
+                    f"({ratio.low} to {ratio.high})")  # fmt: skip
         with serve.server(env) as server:
             for endpoint in ("check", "install"):
                 path = f"/api/{endpoint}/?torch=2.5.1&variant=cu124"
@@ -99,10 +104,10 @@ def measure_database(database_url, rounds, seconds, say, use_wrk=None):
                     warm_up=min(1, seconds),
                     **options,
                 )
-                ratio, spread = load.summary(result.ratios("cached", "ceiling"))
-                figures[f"{endpoint}_ceiling_ratio"] = ratio
-                figures[f"{endpoint}_ceiling_ratio_spread"] = spread
-                say(f"    {endpoint}, page-cache hit: {ratio}x the ceiling (spread {spread})")
+                ratio = load.summary(result.ratios("cached", "ceiling"))
+                figures |= load.recorded(f"{endpoint}_ceiling_ratio", ratio)
+                say(f"    {endpoint}, page-cache hit: {ratio.median}x the ceiling "
+                    f"({ratio.low} to {ratio.high})")  # fmt: skip
         figures["questions"], figures["rounds"], figures["seconds_per_round"] = (
             len(questions),
             rounds,
@@ -111,7 +116,7 @@ def measure_database(database_url, rounds, seconds, say, use_wrk=None):
         return figures
 
 
-def measure_isolated(databases=None, rounds=7, seconds=3.0, say=print, use_wrk=None):
+def measure_isolated(databases=None, rounds=9, seconds=3.0, say=print, use_wrk=None):
     """
     Each database's figures (``databases``: "sqlite", "postgres"; by default SQLite, and
     PostgreSQL where DATABASE_URL names a server), the PostgreSQL one in a scratch database.
@@ -131,29 +136,24 @@ def measure_isolated(databases=None, rounds=7, seconds=3.0, say=print, use_wrk=N
 
 
 def verdicts(results):
-    """
-    Each database's figure against each target: (database, key, value, spread, relation,
-    target, verdict), the verdict as ``load.verdict`` says it.
-    """
+    """Each database's figure against each target, a line each, as ``load.judged`` says it."""
     for database, figures in results.items():
         if not isinstance(figures, dict) or "check_ratio" not in figures:
             continue
         for key, (relation, target) in {**TARGETS, **CEILING_TARGETS}.items():
-            value, spread = figures[key], figures.get(f"{key}_spread")
-            said = load.verdict(relation, target, value, spread)
-            yield database, key, value, spread, relation, target, said
+            shown, said = load.judged(figures, key, relation, target)
+            yield f"  {database:9} {key:24} {shown:24} target {relation} {target}: {said}"
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--out", default=None, help="a results file to write the figures into")
     args = parser.parse_args(argv)
     results = measure_isolated(rounds=args.rounds, seconds=args.seconds)
-    for database, key, value, spread, relation, target, said in verdicts(results):
-        print(f"  {database:9} {key:24} {value} (spread {spread}) target {relation} {target}: "
-              f"{said}")  # fmt: skip
+    for line in verdicts(results):
+        print(line)
     return serve.write_figures(args.out, KEY, results)
 
 

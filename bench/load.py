@@ -8,6 +8,7 @@ sequence, so the two sides of a comparison get the same mix.
 """
 
 import json
+import math
 import random
 import re
 import shutil
@@ -19,6 +20,7 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
+from typing import NamedTuple
 
 SEED = 20261123
 
@@ -177,22 +179,85 @@ def alternate(url, sides, rounds, seconds, use_wrk=None, warm_up=1.0, **options)
 
 
 MET, WITHIN, MISSED = "met", "within its spread", "MISSED"
+CONFIDENCE = 0.95
 
 
-def verdict(relation, target, value, spread=None):
+class Summary(NamedTuple):
     """
-    ``value`` (the median of the rounds) against ``target``: "met" only when the target holds
-    with half the rounds' spread taken against it, so that another run, whose median may land
-    anywhere in that spread, meets it too; "within its spread" when the median meets it but a
-    run could miss; "MISSED" when the median does not.
+    The rounds of one comparison: their median, and a confidence interval of that median.
+
+    The interval is distribution-free: the k-th smallest and the k-th largest round, for the
+    largest k whose pair still covers the true median with ``CONFIDENCE`` (a binomial count:
+    each round falls below the median with probability one half). With 9 rounds that drops the
+    smallest and the largest (96.1%); with fewer than 9 it is every round, smallest to largest.
+    So one round that met a vacuum or a burst of page faults widens nothing, and more rounds
+    narrow it, where the largest minus the smallest only grows with them.
     """
-    margin = (spread or 0) / 2
-    if not (value >= target if relation == "≥" else value <= target):
-        return MISSED
-    beyond = value - margin >= target if relation == "≥" else value + margin <= target
-    return MET if beyond else WITHIN
+
+    median: float
+    low: float
+    high: float
+    rounds: int
+    confidence: float
+
+    @property
+    def spread(self):
+        return round(self.high - self.low, 3)
+
+    @property
+    def interval(self):
+        return [self.low, self.high]
+
+
+def coverage(rounds, k):
+    """How often the (k+1)-th smallest to the (k+1)-th largest of ``rounds`` holds the median."""
+    below = sum(math.comb(rounds, i) for i in range(k + 1))
+    return 1 - 2 * below / 2**rounds
 
 
 def summary(ratios):
-    """(median, spread): the spread is the largest minus the smallest ratio of the rounds."""
-    return round(statistics.median(ratios), 3), round(max(ratios) - min(ratios), 3)
+    ordered = sorted(ratios)
+    n = len(ordered)
+    k = 0
+    while n - 2 * (k + 1) >= 1 and coverage(n, k + 1) >= CONFIDENCE:
+        k += 1
+    return Summary(
+        median=round(statistics.median(ordered), 3),
+        low=round(ordered[k], 3),
+        high=round(ordered[n - 1 - k], 3),
+        rounds=n,
+        confidence=round(coverage(n, k), 3),
+    )
+
+
+def verdict(relation, target, value, interval=None):
+    """
+    ``value`` (the median of the rounds) against ``target``: "met" only when the whole
+    confidence interval of the median (``interval``, [low, high]) meets it, so that another
+    run's median meets it too; "within its spread" when the median meets it but the interval
+    reaches past the target; "MISSED" when the median does not. A figure of one measurement
+    (no interval) is met when it meets the target.
+    """
+    holds = (lambda x: x >= target) if relation == "≥" else (lambda x: x <= target)
+    if not holds(value):
+        return MISSED
+    if interval is None:
+        return MET
+    low, high = interval
+    return MET if holds(low if relation == "≥" else high) else WITHIN
+
+
+def recorded(key, summary):
+    """What results.json keeps of a comparison: its median, interval and interval's width."""
+    return {
+        key: summary.median,
+        f"{key}_spread": summary.spread,
+        f"{key}_interval": summary.interval,
+    }
+
+
+def judged(figures, key, relation, target):
+    """(the figure as shown, its verdict) for ``key`` of ``figures`` against ``target``."""
+    value, interval = figures[key], figures.get(f"{key}_interval")
+    shown = f"{value}" + (f" ({interval[0]} to {interval[1]})" if interval else "")
+    return shown, verdict(relation, target, value, interval)

@@ -476,8 +476,9 @@ def measure_catalog(args, workdir, big_env, small_env, generated, loaded, small,
             checked = same_pages(server.url, mix)
             record(name, compare(server.url, args, mix, name, f"baseline_{name}"),
                    name, f"baseline_{name}")  # fmt: skip
+            ratio = spreads[name]
             say(f"    {name}: {len(mix)} pages ({checked} checked equal); median ratio "
-                f"{spreads[name][0]} (spread {spreads[name][1]})")  # fmt: skip
+                f"{ratio.median} ({ratio.low} to {ratio.high})")  # fmt: skip
         say("  the first page, the last page by number and the last page by cursor")
         paths = first_deep_cursor(server.url)
         one_by_one = alternate(server.url, args, {name: [path] for name, path in paths.items()})
@@ -547,23 +548,19 @@ def measure_catalog(args, workdir, big_env, small_env, generated, loaded, small,
     bulk_rate = generated["objects"] / generated["seconds"]
     loaddata_rate = loaded["objects"] / loaded["seconds"]
     results = {
-        "list_ratio": spreads["list"][0],
-        "list_ratio_spread": spreads["list"][1],
-        "filtered_ratio": spreads["filtered"][0],
-        "filtered_ratio_spread": spreads["filtered"][1],
-        "deep_page_ratio": spreads["deep"][0],
-        "deep_page_ratio_spread": spreads["deep"][1],
+        **load.recorded("list_ratio", spreads["list"]),
+        **load.recorded("filtered_ratio", spreads["filtered"]),
+        **load.recorded("deep_page_ratio", spreads["deep"]),
         "first_page_p50_ms": round(rows["first_page"].p50_ms, 2),
         "deep_page_p50_ms": round(rows["deep_page"].p50_ms, 2),
         "cursor_deep_page_p50_ms": round(rows["cursor_deep_page"].p50_ms, 2),
-        "cursor_deep_page_ratio": spreads["cursor"][0],
-        "cursor_deep_page_ratio_spread": spreads["cursor"][1],
+        **load.recorded("cursor_deep_page_ratio", spreads["cursor"]),
         "cached_ratio": rate_ratio(rows["cached"], rows["baseline_list"]),
         "conditional_ratio": rate_ratio(rows["conditional"], rows["baseline_list"]),
-        "ceiling_ratio": spreads["ceiling"][0],
-        "ceiling_ratio_spread": spreads["ceiling"][1],
-        "p99_during_import_ratio": spreads["p99_during_import"][0],
-        "p99_during_import_ratio_spread": spreads["p99_during_import"][1],
+        **load.recorded("ceiling_ratio", spreads["ceiling"]),
+        **load.recorded("p99_during_import_ratio", spreads["p99_during_import"]),
+        # How sure each interval is that it holds the median of the rounds' ratios.
+        "median_confidence": spreads["list"].confidence,
         "import_read_errors": rows["reads_during_import"].errors,
         "import_post_seconds": round(import_seconds, 1),
         "import_post_features": args.import_features,
@@ -659,10 +656,7 @@ def table(results, database):
         f"{results['queries_per_page']} ({results['queries_per_page_cached']} once counted)"
     )
     for key, (relation, target) in TARGETS.items():
-        value = results[key]
-        spread = results.get(f"{key}_spread")
-        shown = f"{value}" + (f" (spread {spread})" if spread is not None else "")
-        said = load.verdict(relation, target, value, spread)
+        shown, said = load.judged(results, key, relation, target)
         lines.append(f"  {key:26} {shown:24} target {relation} {target}: {said}")
     return "\n".join(lines)
 
@@ -687,7 +681,7 @@ def main(argv=None):
     parser.add_argument("--features", type=int, default=100_000)
     parser.add_argument("--releases", type=int, default=400)
     parser.add_argument("--small-features", type=int, default=10_000)
-    parser.add_argument("--rounds", type=int, default=7, help="of each compared pair (≥ 5)")
+    parser.add_argument("--rounds", type=int, default=9, help="of each compared pair (≥ 5)")
     parser.add_argument("--seconds", type=float, default=3, help="of each side of a round")
     parser.add_argument(
         "--connections",
@@ -767,11 +761,8 @@ def main(argv=None):
                 print()
                 print(table(results[database], database))
         print()
-        for database, key, value, spread, relation, target, said in install_bench.verdicts(
-            results[install_bench.KEY]
-        ):
-            print(f"  {database:9} {key:24} {value} (spread {spread}) target {relation} "
-                  f"{target}: {said}")  # fmt: skip
+        for line in install_bench.verdicts(results[install_bench.KEY]):
+            print(line)
         for key, value, target, ok in hostile.verdicts(results[hostile.KEY]):
             print(f"  hostile   {key:24} {value} target {target}: {'met' if ok else 'MISSED'}")
         print(f"\nWrote {args.out}")

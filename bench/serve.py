@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -116,21 +117,25 @@ def reset_peak_memory(pid):
 def server(env, workers=2, timeout=30):
     """A gunicorn serving with ``env`` (a Server); stopped, with its workers, on exit."""
     port = free_port()
-    process = subprocess.Popen(
-        gunicorn_command(port, workers),
-        env=env,
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_up(url, process, timeout)
-        yield Server(url, process)
-    finally:
-        stop(process)
+    # gunicorn's log goes to a file: a pipe that nobody reads while the server runs fills up
+    # (64 KiB: a few thousand lines, one for each 400 the load asks for), and then every
+    # worker blocks on its next line of log and the server stops answering.
+    with tempfile.TemporaryFile() as log:
+        process = subprocess.Popen(
+            gunicorn_command(port, workers),
+            env=env,
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            start_new_session=True,
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            wait_until_up(url, process, timeout, log)
+            yield Server(url, process)
+        finally:
+            stop(process)
 
 
 @contextlib.contextmanager
@@ -150,11 +155,15 @@ def stop(process):
         process.wait()
 
 
-def wait_until_up(url, process, timeout):
+def wait_until_up(url, process, timeout, log=None):
+    """Until ``url`` answers; a server that exits first raises, with the end of ``log``."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            said = process.stderr.read().decode()[-2000:] if process.stderr else "(see its log)"
+            said = "(see its log)"
+            if log is not None:
+                log.seek(0)
+                said = log.read().decode(errors="replace")[-2000:]
             raise RuntimeError(f"the server exited: {said}")
         try:
             # Any HTTP answer will do; the admin's login page is neither throttled nor cached.
