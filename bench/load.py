@@ -216,6 +216,7 @@ def coverage(rounds, k):
 
 
 def summary(ratios):
+    """The rounds' ``ratios`` as a Summary: their median and its confidence interval."""
     ordered = sorted(ratios)
     n = len(ordered)
     k = 0
