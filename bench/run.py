@@ -479,6 +479,13 @@ def measure_catalog(args, workdir, big_env, small_env, generated, loaded, small,
             ratio = spreads[name]
             say(f"    {name}: {len(mix)} pages ({checked} checked equal); median ratio "
                 f"{ratio.median} ({ratio.low} to {ratio.high})")  # fmt: skip
+        # The control: the baseline against itself, whose true ratio is 1. Its interval is the
+        # spread this machine gives any comparison of these rounds, whatever the product does.
+        baseline = Mixes.baseline(mixes.filtered)
+        record("noise", alternate(server.url, args, {"noise_a": baseline, "noise_b": baseline}),
+               "noise_b", "noise_a")  # fmt: skip
+        say(f"    the control, the filtered baseline against itself: {spreads['noise'].median} "
+            f"({spreads['noise'].low} to {spreads['noise'].high})")  # fmt: skip
         say("  the first page, the last page by number and the last page by cursor")
         paths = first_deep_cursor(server.url)
         one_by_one = alternate(server.url, args, {name: [path] for name, path in paths.items()})
@@ -559,6 +566,8 @@ def measure_catalog(args, workdir, big_env, small_env, generated, loaded, small,
         "conditional_ratio": rate_ratio(rows["conditional"], rows["baseline_list"]),
         **load.recorded("ceiling_ratio", spreads["ceiling"]),
         **load.recorded("p99_during_import_ratio", spreads["p99_during_import"]),
+        # The control (baseline against baseline): how far this run's rounds stray from 1.
+        **load.recorded("noise_ratio", spreads["noise"]),
         # How sure each interval is that it holds the median of the rounds' ratios.
         "median_confidence": spreads["list"].confidence,
         "import_read_errors": rows["reads_during_import"].errors,
@@ -599,6 +608,7 @@ def measure_catalog(args, workdir, big_env, small_env, generated, loaded, small,
                 ("filtered", rounds["filtered"], ("filtered", "baseline_filtered")),
                 ("deep", rounds["deep"], ("deep", "baseline_deep")),
                 ("ceiling", rounds["ceiling"], ("cached", "ceiling")),
+                ("noise", rounds["noise"], ("noise_b", "noise_a")),
             )
         }
         | {"p99_during_import": [round(r, 3) for r in p99]}
@@ -658,6 +668,11 @@ def table(results, database):
     for key, (relation, target) in TARGETS.items():
         shown, said = load.judged(results, key, relation, target)
         lines.append(f"  {key:26} {shown:24} target {relation} {target}: {said}")
+    if "noise_ratio" in results:
+        shown, _ = load.judged(results, "noise_ratio", "≥", 1.0)
+        low, high = results["noise_ratio_interval"]
+        holds = "holds 1" if low <= 1 <= high else "MISSES 1: the rounds' interval is too narrow"
+        lines.append(f"  {'noise_ratio (control)':26} {shown:24} {holds}")
     return "\n".join(lines)
 
 

@@ -56,6 +56,11 @@ def test_the_benchmark_runs_end_to_end_on_a_tiny_catalog(tmp_path, own_databases
             low, high = figures[f"{key}_interval"]
             assert low <= figures[key] <= high and figures[f"{key}_spread"] == round(high - low, 3)
         assert figures["median_confidence"] == 0.938  # five rounds, smallest to largest
+        # The control: the filtered baseline against itself, in the same rounds, recorded as
+        # every ratio is (it has no target: its interval is the machine's own spread).
+        low, high = figures["noise_ratio_interval"]
+        assert low <= figures["noise_ratio"] <= high and len(figures["round_ratios"]["noise"]) == 5
+        assert figures["measurements"]["noise_a"]["requests"] > 0
         assert figures["import_features"] == 400 and figures["csv_rows"] == 400
         # Issue 31: the last page read by number and by cursor, beside the first page.
         for key in ["first_page_p50_ms", "deep_page_p50_ms", "cursor_deep_page_p50_ms"]:
