@@ -257,8 +257,13 @@ def recorded(key, summary):
     }
 
 
+def shown(figures, key):
+    """``key`` of ``figures`` as the reports show it: the value, and its interval if it has one."""
+    value, interval = figures[key], figures.get(f"{key}_interval")
+    return f"{value}" + (f" ({interval[0]} to {interval[1]})" if interval else "")
+
+
 def judged(figures, key, relation, target):
     """(the figure as shown, its verdict) for ``key`` of ``figures`` against ``target``."""
     value, interval = figures[key], figures.get(f"{key}_interval")
-    shown = f"{value}" + (f" ({interval[0]} to {interval[1]})" if interval else "")
-    return shown, verdict(relation, target, value, interval)
+    return shown(figures, key), verdict(relation, target, value, interval)
