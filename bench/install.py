@@ -61,7 +61,7 @@ def same_answers(url, questions):
                 raise SystemExit(f"{endpoint}?{question}: the product and the baseline differ")
 
 
-def measure_database(database_url, rounds, seconds, say, use_wrk=None):
+def measure_database(database_url, rounds, seconds, say):
     with tempfile.TemporaryDirectory(prefix="catalog-bench-install-") as workdir:
         from bench.run import bench_env  # throttling on, at a rate wrk cannot reach
 
@@ -69,7 +69,7 @@ def measure_database(database_url, rounds, seconds, say, use_wrk=None):
         serve.prepare(env, collectstatic=True)
         questions = mix()
         figures = {}
-        options = {"rounds": rounds, "seconds": seconds, "connections": 1, "use_wrk": use_wrk}
+        options = {"rounds": rounds, "seconds": seconds}
         with serve.server({**env, "API_PAGE_CACHE_SECONDS": "0"}) as server:
             same_answers(server.url, questions)
             for endpoint in ("check", "install"):
@@ -116,7 +116,7 @@ def measure_database(database_url, rounds, seconds, say, use_wrk=None):
         return figures
 
 
-def measure_isolated(databases=None, rounds=9, seconds=3.0, say=print, use_wrk=None):
+def measure_isolated(databases=None, rounds=9, seconds=3.0, say=print):
     """
     Each database's figures (``databases``: "sqlite", "postgres"; by default SQLite, and
     PostgreSQL where DATABASE_URL names a server), the PostgreSQL one in a scratch database.
@@ -128,10 +128,10 @@ def measure_isolated(databases=None, rounds=9, seconds=3.0, say=print, use_wrk=N
     for database in databases:
         say(f"[{database}] /api/check/ and /api/install/ on the fixtures' catalog")
         if database == "sqlite":
-            results[database] = measure_database(None, rounds, seconds, say, use_wrk)
+            results[database] = measure_database(None, rounds, seconds, say)
             continue
         with scratch_postgres(postgres_url(), ["install"]) as urls:
-            results[database] = measure_database(urls["install"], rounds, seconds, say, use_wrk)
+            results[database] = measure_database(urls["install"], rounds, seconds, say)
     return results
 
 

@@ -1,12 +1,18 @@
 """
 Load a server with a mix of paths for a bounded time and report throughput and latency.
 
-wrk (Debian's package) when it is installed, with a Lua script that picks each request's
-path from the mix; otherwise a small threaded Python client, good enough for the benchmark's
-own smoke test but not for figures worth quoting. Both draw paths from the same seeded
-sequence, so the two sides of a comparison get the same mix.
+``measure``: wrk (Debian's package) when it is installed, with a Lua script that picks each
+request's path from the mix; otherwise a small threaded Python client, good enough for the
+benchmark's own smoke test but not for figures worth quoting. Both draw paths from the same
+seeded sequence.
+
+``alternate``: the comparisons. The sides take turns request by request on one connection
+(Python's http.client), each drawing its paths from the same seeded sequence, and each
+request is timed on its own; ``summary`` and ``verdict`` say what the rounds show.
 """
 
+import contextlib
+import http.client
 import json
 import math
 import random
@@ -21,6 +27,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from typing import NamedTuple
+from urllib.parse import urlsplit
 
 SEED = 20261123
 
@@ -129,16 +136,7 @@ def with_python(url, paths, seconds, connections, headers, timeout):
         thread.start()
     for thread in threads:
         thread.join()
-    elapsed = time.monotonic() - started
-    ordered = sorted(latencies) or [0.0]
-    return Measurement(
-        requests_per_second=len(latencies) / elapsed,
-        p50_ms=statistics.median(ordered),
-        p99_ms=ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))],
-        requests=len(latencies),
-        errors=errors[0],
-        tool="python",
-    )
+    return _measured(latencies or [0.0], errors[0], "python", time.monotonic() - started)
 
 
 @dataclass
@@ -164,18 +162,76 @@ class Rounds:
         )
 
 
-def alternate(url, sides, rounds, seconds, use_wrk=None, warm_up=1.0, **options):
+def alternate(url, sides, rounds, seconds, warm_up=1.0, headers=None, timeout=10):
     """
-    ``sides``: name -> paths. Each round loads every side in turn, for ``seconds`` each, so
-    that whatever else the machine does falls on both sides alike.
+    ``sides``: name -> paths. Each round interleaves the sides request by request on one
+    keep-alive connection (``interleaved``) until each has had ``seconds`` of answers, so that
+    whatever else the machine does, at any time scale longer than one request, falls on every
+    side alike. A round gives each side a Measurement of its own requests alone: its rate is
+    what one connection asking only that side would get (its requests over the time they took).
     """
-    for paths in sides.values():
-        measure(url, warm_up, use_wrk=use_wrk, paths=paths, **options)
-    results = {name: [] for name in sides}
-    for _ in range(rounds):
-        for name, paths in sides.items():
-            results[name].append(measure(url, seconds, use_wrk=use_wrk, paths=paths, **options))
+    with contextlib.closing(http.client.HTTPConnection(*_host(url), timeout=timeout)) as link:
+        interleaved(link, sides, warm_up, headers or {})
+        results = {name: [] for name in sides}
+        for _ in range(rounds):
+            for name, measurement in interleaved(link, sides, seconds, headers or {}).items():
+                results[name].append(measurement)
     return Rounds(results)
+
+
+def interleaved(link, sides, seconds, headers):
+    """
+    One round: turns of one request a side, each turn starting one side later than the last
+    (so no side is always the one after another's request), each side taking its paths from
+    the same seeded sequence; until every side has answered for ``seconds``.
+    """
+    names = list(sides)
+    choosers = {name: random.Random(SEED) for name in names}
+    latencies = {name: [] for name in names}
+    errors = dict.fromkeys(names, 0)
+    spent = dict.fromkeys(names, 0)  # ns
+    turn, wanted = 0, seconds * 1e9
+    while min(spent.values()) < wanted:
+        first = turn % len(names)
+        for name in names[first:] + names[:first]:
+            path = choosers[name].choice(sides[name])
+            started = time.perf_counter_ns()
+            try:
+                link.request("GET", path, headers=headers)
+                with link.getresponse() as response:
+                    response.read()
+                    failed = response.status >= 400
+            except (OSError, http.client.HTTPException):
+                link.close()  # http.client opens a new connection for the next request
+                failed = True
+            elapsed = time.perf_counter_ns() - started
+            spent[name] += elapsed
+            latencies[name].append(elapsed / 1e6)
+            errors[name] += failed
+        turn += 1
+    return {name: _measured(latencies[name], errors[name], "interleaved") for name in names}
+
+
+def _host(url):
+    parts = urlsplit(url)
+    return parts.hostname, parts.port
+
+
+def _measured(latencies, errors, tool, seconds=None):
+    """
+    A Measurement from requests' latencies (ms), over ``seconds`` of wall time, or else one
+    after another (the time they took).
+    """
+    ordered = sorted(latencies)
+    seconds = sum(ordered) / 1000 if seconds is None else seconds
+    return Measurement(
+        requests_per_second=len(ordered) / seconds,
+        p50_ms=statistics.median(ordered),
+        p99_ms=ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))],
+        requests=len(ordered),
+        errors=errors,
+        tool=tool,
+    )
 
 
 MET, WITHIN, MISSED = "met", "within its spread", "MISSED"

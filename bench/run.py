@@ -10,10 +10,11 @@ scratch databases it creates there and drops):
 
 1. Bulk-loads a synthetic catalog and times it; times `loaddata` on a natural-key fixture
    of a subset of it, per object.
-2. Serves it with `make serve`'s stack (production settings, gunicorn with 2 sync workers,
-   whitenoise, throttling on) on loopback, and compares, in alternating short rounds (the
-   baseline, the product, the baseline, ...), the hand-written baseline and the API on mixes
-   of many pages and filters, with the page cache off: lists, filtered lists, deep pages.
+2. Serves it with `make serve`'s stack (production settings, gunicorn with 2 threaded
+   workers, whitenoise, throttling on) on loopback, and compares, in rounds where the two
+   take turns request by request on one connection (the baseline, the product, the product,
+   the baseline, ...), the hand-written baseline and the API on mixes of many pages and
+   filters, with the page cache off: lists, filtered lists, deep pages.
 3. Reads while `import_post` imports large posts back to back (a batch job, niced), against
    rounds of the same reads alone.
 4. With the page cache on: cache hits against the ceiling (a zero-query view under the same
@@ -283,13 +284,7 @@ def same_pages(url, mix):
 def alternate(url, args, sides):
     """Alternating rounds of ``sides`` (name -> paths), as every comparison runs them."""
     return load.alternate(
-        url,
-        sides,
-        rounds=args.rounds,
-        seconds=args.seconds,
-        use_wrk=args.wrk,
-        warm_up=min(1, args.seconds),
-        connections=args.connections,
+        url, sides, rounds=args.rounds, seconds=args.seconds, warm_up=min(1, args.seconds)
     )
 
 
@@ -598,7 +593,8 @@ def measure_catalog(args, workdir, big_env, small_env, generated, loaded, small,
         "rounds": args.rounds,
         "connections": args.connections,
         "seconds_per_round": args.seconds,
-        "load_generator": rows["list"].tool,
+        "load_generator": rows["conditional"].tool,
+        "comparisons": rows["list"].tool,
         "round_ratios": {
             name: [round(r, 3) for r in values]
             for name, values in {
@@ -694,7 +690,7 @@ def main(argv=None):
         "--connections",
         type=int,
         default=1,
-        help="wrk's connections in the comparisons (the reads during imports use 4)",
+        help="wrk's connections for single measurements (each comparison takes one connection)",
     )
     parser.add_argument("--spread", type=int, default=40, help="pages or filters a list's mix")
     parser.add_argument("--import-features", type=int, default=1000, help="of the large post")
@@ -757,7 +753,6 @@ def main(argv=None):
         rounds=args.rounds,
         seconds=args.seconds,
         say=print if not args.quiet else (lambda *a, **k: None),
-        use_wrk=args.wrk,
     )
     results[hostile.KEY] = hostile.measure_isolated(args.tiny)  # bench/hostile.py
     results["bench_seconds"] = round(time.monotonic() - started, 1)

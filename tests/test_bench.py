@@ -1,7 +1,10 @@
 """`make bench` is not part of the suite, but its machinery runs here once, on a tiny catalog."""
 
 import contextlib
+import http.server
 import json
+import threading
+import time
 from urllib.parse import urlsplit
 
 import pytest
@@ -134,6 +137,53 @@ def test_the_interval_of_the_median_drops_the_outer_rounds_only_when_enough_are_
     assert load.summary(nine).confidence == 0.961
     assert load.summary([1.0] * 12).confidence == 0.961  # 12 rounds: the 3rd to the 10th
     assert load.coverage(12, 2) == 1 - 2 * (1 + 12 + 66) / 4096
+
+
+class Timed(http.server.BaseHTTPRequestHandler):
+    """A keep-alive server whose /fast answers after 2 ms and /slow after 4; /gone is a 404."""
+
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # the headers and the body are two writes
+    asked = []
+
+    def do_GET(self):
+        self.asked.append(self.path)
+        time.sleep({"/fast": 0.002, "/slow": 0.004}.get(self.path, 0))
+        body = b"{}"
+        self.send_response(404 if self.path == "/gone" else 200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def timed_server():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Timed)
+    Timed.asked = []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_comparison_takes_turns_request_by_request_and_times_each_side_alone(timed_server):
+    result = load.alternate(
+        timed_server, {"slow": ["/slow"], "fast": ["/fast", "/gone"]}, 3, 0.1, warm_up=0.02
+    )
+    # Each turn starts one side later than the last: no side always follows the other.
+    sides = ["slow" if path == "/slow" else "fast" for path in Timed.asked[:8]]
+    assert sides == ["slow", "fast", "fast", "slow", "slow", "fast", "fast", "slow"]
+    assert len(result.sides["slow"]) == len(result.sides["fast"]) == 3
+    slow, fast = result.merged("slow"), result.merged("fast")
+    # Each side's rate is its own requests over their own time: /fast (half of it the 404's
+    # no wait) is well over twice as fast as /slow, whose every request took 4 ms or more.
+    assert all(ratio > 2 for ratio in result.ratios("fast", "slow"))
+    assert slow.p50_ms >= 4 and slow.errors == 0 and 0 < fast.errors < fast.requests
+    assert slow.tool == "interleaved" and slow.requests >= 3 * 0.1 / 0.0045
 
 
 def test_a_target_is_met_only_when_the_whole_interval_meets_it():
