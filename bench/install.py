@@ -6,9 +6,9 @@ serves it, on SQLite and, where DATABASE_URL names a PostgreSQL server, on Postg
 
 Each comparison spreads its requests over a mix of questions (every release's minor and
 newest patch, with a Python, an OS, an architecture or a variant), checks first that the
-product and the baseline answer each sampled question alike, then runs alternating rounds
-(bench/README.md says how); a ratio is the median of the rounds', with its spread. About two
-minutes a database.
+product and the baseline answer each sampled question alike, then runs rounds in which the
+two take turns request by request (bench/README.md says how); a ratio is the median of the
+rounds', with its spread. About four minutes a database.
 
     python -m bench.install [--rounds 7] [--seconds 3] [--out bench/results.json]
 

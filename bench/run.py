@@ -456,7 +456,7 @@ def measure_catalog(args, workdir, big_env, small_env, generated, loaded, small,
         spreads[name] = load.summary(ratios[name])
 
     settled(big_env["DATABASE_URL"])  # the loads' autovacuums, if any, done
-    say("  uncached (page cache off): alternating rounds over mixes of pages and filters")
+    say("  uncached (page cache off): rounds of turns over mixes of pages and filters")
     with serve.server(uncached_env) as server:
         mixes = Mixes(server.url, generated, args.spread)
         sample = {
