@@ -10,7 +10,7 @@ product and the baseline answer each sampled question alike, then runs rounds in
 two take turns request by request (bench/README.md says how); a ratio is the median of the
 rounds', with its spread. About four minutes a database.
 
-    python -m bench.install [--rounds 7] [--seconds 3] [--out bench/results.json]
+    python -m bench.install [--rounds 9] [--seconds 3] [--out bench/results.json]
 
 writes its figures under the key "install" of the results file (``make bench`` runs it).
 """

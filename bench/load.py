@@ -13,6 +13,7 @@ request is timed on its own; ``summary`` and ``verdict`` say what the rounds sho
 
 import contextlib
 import http.client
+import itertools
 import json
 import math
 import random
@@ -136,12 +137,12 @@ def with_python(url, paths, seconds, connections, headers, timeout):
         thread.start()
     for thread in threads:
         thread.join()
-    return _measured(latencies or [0.0], errors[0], "python", time.monotonic() - started)
+    return _measured(latencies, errors[0], "python", time.monotonic() - started)
 
 
 @dataclass
 class Rounds:
-    """Alternating short runs of the sides of a comparison: the median ratio and its spread."""
+    """The rounds of the sides of a comparison (``alternate``): each side's Measurement a round."""
 
     sides: dict  # name -> [Measurement, one a round]
 
@@ -165,50 +166,57 @@ class Rounds:
 def alternate(url, sides, rounds, seconds, warm_up=1.0, headers=None, timeout=10):
     """
     ``sides``: name -> paths. Each round interleaves the sides request by request on one
-    keep-alive connection (``interleaved``) until each has had ``seconds`` of answers, so that
-    whatever else the machine does, at any time scale longer than one request, falls on every
-    side alike. A round gives each side a Measurement of its own requests alone: its rate is
-    what one connection asking only that side would get (its requests over the time they took).
+    keep-alive connection (``interleaved``) for ``seconds`` a side, so that whatever else the
+    machine does, at any time scale longer than one request, falls on every side alike. A
+    round gives each side a Measurement of its own requests: its rate is its requests over
+    the time they took.
     """
     with contextlib.closing(http.client.HTTPConnection(*_host(url), timeout=timeout)) as link:
-        interleaved(link, sides, warm_up, headers or {})
+        if warm_up > 0:
+            interleaved(link, sides, warm_up, headers or {})
         results = {name: [] for name in sides}
         for _ in range(rounds):
             for name, measurement in interleaved(link, sides, seconds, headers or {}).items():
+                if not measurement.requests:
+                    raise RuntimeError(
+                        f"{url}: {name} had no answer in {seconds} s ({measurement.errors} errors)"
+                    )
                 results[name].append(measurement)
     return Rounds(results)
 
 
 def interleaved(link, sides, seconds, headers):
     """
-    One round: turns of one request a side, each turn starting one side later than the last
-    (so no side is always the one after another's request), each side taking its paths from
-    the same seeded sequence; until every side has answered for ``seconds``.
+    One round: turns of one request a side, the turns going through every order of the sides
+    in turn (so each side comes first, and after each other side, equally often), each side
+    taking its paths from the same seeded sequence; until the sides together have answered
+    for ``seconds`` each. Every side gets as many requests as the others, a slow one more of
+    the round's time. A request that gets no answer (a socket error, a timeout) is an error
+    and no latency, as wrk counts it; its time still ends the round.
     """
     names = list(sides)
+    orders = itertools.cycle(itertools.permutations(names))
     choosers = {name: random.Random(SEED) for name in names}
     latencies = {name: [] for name in names}
     errors = dict.fromkeys(names, 0)
-    spent = dict.fromkeys(names, 0)  # ns
-    turn, wanted = 0, seconds * 1e9
-    while min(spent.values()) < wanted:
-        first = turn % len(names)
-        for name in names[first:] + names[:first]:
+    spent, wanted = 0, seconds * len(names) * 1e9  # ns
+    while spent < wanted:
+        for name in next(orders):
             path = choosers[name].choice(sides[name])
             started = time.perf_counter_ns()
             try:
                 link.request("GET", path, headers=headers)
                 with link.getresponse() as response:
                     response.read()
-                    failed = response.status >= 400
+                answered = True
             except (OSError, http.client.HTTPException):
                 link.close()  # http.client opens a new connection for the next request
-                failed = True
+                answered = False
             elapsed = time.perf_counter_ns() - started
-            spent[name] += elapsed
-            latencies[name].append(elapsed / 1e6)
-            errors[name] += failed
-        turn += 1
+            spent += elapsed
+            if answered:
+                latencies[name].append(elapsed / 1e6)
+            errors[name] += not answered or response.status >= 400
     return {name: _measured(latencies[name], errors[name], "interleaved") for name in names}
 
 
@@ -222,13 +230,13 @@ def _measured(latencies, errors, tool, seconds=None):
     A Measurement from requests' latencies (ms), over ``seconds`` of wall time, or else one
     after another (the time they took).
     """
-    ordered = sorted(latencies)
+    ordered = sorted(latencies) or [0.0]  # nothing answered: no rate, no latency
     seconds = sum(ordered) / 1000 if seconds is None else seconds
     return Measurement(
-        requests_per_second=len(ordered) / seconds,
+        requests_per_second=len(latencies) / seconds if seconds else 0.0,
         p50_ms=statistics.median(ordered),
         p99_ms=ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))],
-        requests=len(ordered),
+        requests=len(latencies),
         errors=errors,
         tool=tool,
     )
