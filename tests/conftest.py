@@ -18,6 +18,7 @@ from django.core.management import call_command
 
 from bench import serve
 from releases import revision
+from releases.queries import reading
 from releases.web.throttle import counters
 from tests.snapshot import Snapshot
 
@@ -29,8 +30,13 @@ IN_CI = os.environ.get("CI", "").lower() in {"true", "1", "yes"}
 
 @pytest.fixture(autouse=True)
 def clear_caches():
-    """Each test starts with empty caches: no page, revision or throttle count survives."""
+    """
+    Each test starts with empty caches: no page, revision, validated query or throttle count
+    survives. (A test's rollback brings back the revision it started from, which the next
+    test starts from too, with whatever rows a factory wrote and no write path counted.)
+    """
     revision.forget()  # a read of the last test's revision, which its rollback undid
+    reading.validated.cache_clear()
     for alias in settings.CACHES:
         caches[alias].clear()
     counters(caches["shared"], getattr(settings, "CACHE_DIR", None)).clear()

@@ -4,7 +4,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from releases.models import Feature, Release
+from releases import revision
+from releases.models import Feature, Release, Track
 from tests.conftest import http
 from tests.factories import FeatureFactory, LinkFactory, ReleaseFactory
 from tests.test_fixtures import FEATURES_PER_RELEASE
@@ -340,29 +341,46 @@ def count_queries(client, url):
 
 
 @pytest.mark.parametrize(
-    ("path", "expected", "counted"),
+    ("path", "first", "later"),
     [
         # Each counts one query for the catalog's revision (a row: releases/revision.py).
         # + four for what the releases run on and pair with (issue 32), whatever their number
-        ("/api/releases/?", 7, True),
-        ("/api/features/?", 4, True),
-        ("/api/features/?release=1.8&stability=beta,prototype&has_missing_links=false&", 4, True),
-        ("/api/features/?area=mobile,torchvision&", 5, True),  # + validating the area slugs
+        ("/api/releases/?", 7, 6),
+        ("/api/features/?", 4, 3),
+        ("/api/features/?release=1.8&stability=beta,prototype&has_missing_links=false&", 4, 3),
+        # + validating the area slugs, once for the revision (reading.validated)
+        ("/api/features/?area=mobile,torchvision&", 5, 3),
         # + one grouped query per facet, and the area filter's validation for the others
-        ("/api/features/?facets=stability,area,release&", 7, True),
-        ("/api/links/?", 3, True),
-        ("/api/links/?is_missing=true&kind=documentation&", 3, True),
-        ("/api/areas/?", 4, True),
-        ("/api/changes/?", 2, False),  # one, whatever the log holds (releases.public_log)
+        ("/api/features/?facets=stability,area,release&", 7, 6),
+        ("/api/links/?", 3, 2),
+        ("/api/links/?is_missing=true&kind=documentation&", 3, 2),
+        ("/api/areas/?", 4, 3),
+        ("/api/changes/?", 2, 2),  # one, whatever the log holds (releases.public_log)
     ],
 )
 def test_list_query_count_does_not_grow_with_page_size(
-    client, catalog, uncached, path, expected, counted
+    client, catalog, uncached, path, first, later
 ):
-    """The first page counts the list; the others read that count from the cache."""
+    """
+    The first page counts the list and validates its query; the others read that count from
+    the cache, and the query as validated in this revision.
+    """
     counts = [count_queries(client, f"{path}page_size={size}") for size in (1, 10, 100)]
-    later = expected - 1 if counted else expected
-    assert counts == [expected, later, later]
+    assert counts == [first, later, later]
+
+
+def test_a_query_is_validated_again_in_each_new_revision(client, catalog, uncached):
+    """A track's slug, accepted while it names a track, is refused once the catalog's next
+    revision renames it; the new slug is accepted (releases.queries.reading.validated)."""
+    track = Track.objects.published().filter(features__isnull=False).first()
+    before, after = f"/api/features/?track={track.slug}", "/api/features/?track=renamed-track"
+    assert client.get(before).json()["count"] > 0
+    assert client.get(after).status_code == 400
+    Track.objects.filter(pk=track.pk).update(slug="renamed-track")
+    revision.bump()  # what the rename's commit does
+    refused = client.get(before)
+    assert refused.status_code == 400 and "track" in refused.json()
+    assert client.get(after).json()["count"] > 0
 
 
 def test_release_page_query_count_does_not_grow_with_its_features(client, catalog, uncached):

@@ -33,4 +33,5 @@ class StrictFilterBackend(DjangoFilterBackend):
         if filterset_class is None:
             reject_bad_query(request.query_params, allowed)
             return queryset
-        return filtered(request.query_params, filterset_class, queryset, allowed)
+        token = getattr(request, "catalog_revision", None)  # releases.web.middleware's
+        return filtered(request.query_params, filterset_class, queryset, allowed, token=token)

@@ -8,10 +8,11 @@ Each list the API and the pages both serve is declared once, at the end: its Fil
 public rows it narrows. The API's viewsets take theirs from here.
 """
 
+import functools
 from typing import NamedTuple
 
 from django.core.paginator import InvalidPage
-from django.http import Http404
+from django.http import Http404, QueryDict
 from rest_framework.exceptions import NotFound
 
 from releases import memory
@@ -49,6 +50,9 @@ def filtersets():
     return found
 
 
+# Queries a process keeps validated (``validated``), the most recently asked: a few hundred KB.
+VALIDATED_QUERIES = 128
+
 # The parameters that take several values (releases.queries.params.problems lets them repeat):
 # those whose field reads them joined.
 MULTI_VALUED = frozenset(
@@ -59,20 +63,56 @@ MULTI_VALUED = frozenset(
 )
 
 
-def filtered(query, filterset_class, queryset, allowed, asked=None):
+def filtered(query, filterset_class, queryset, allowed, asked=None, token=None):
     """
     ``queryset`` narrowed by ``query`` through ``filterset_class``, or one 400 naming every
     parameter not in ``allowed`` and every malformed value. ``asked``, a dict if given, gets
     the query's values as its form cleaned them (a version as a versions.Version): a page
-    reads them there rather than parse ``query`` again.
+    reads them there rather than parse ``query`` again. With ``token``, the catalog revision
+    the request reads, the query is validated once for every request asking the same of it
+    (``validated``).
     """
-    filterset = filterset_class(query, queryset=queryset)
-    with memory.letting_go(filterset):
-        errors = None if filterset.is_valid() else filterset.errors
-        reject_bad_query(query, allowed, errors)
-        if asked is not None:
-            asked.update(filterset.form.cleaned_data)
-        return filterset.qs
+    if token is None:
+        filterset = filterset_class(query, queryset=queryset)
+        with memory.letting_go(filterset):
+            return narrowed(filterset, query, queryset, allowed, asked)
+    return narrowed(validated(filterset_class, given(query, filterset_class), token),
+                    query, queryset, allowed, asked)  # fmt: skip
+
+
+def narrowed(filterset, query, queryset, allowed, asked):
+    """``queryset`` through the filters of ``filterset`` (see ``filtered``)."""
+    errors = None if filterset.is_valid() else filterset.errors
+    reject_bad_query(query, allowed, errors)
+    if asked is not None:
+        asked.update(filterset.form.cleaned_data)
+    return filterset.filter_queryset(queryset.all())
+
+
+def given(query, filterset_class):
+    """What ``query`` gives the parameters of ``filterset_class``: (name, its values) pairs."""
+    return tuple(
+        (name, tuple(query.getlist(name))) for name in filterset_class.base_filters if name in query
+    )
+
+
+@functools.lru_cache(maxsize=VALIDATED_QUERIES)
+def validated(filterset_class, parameters, token):
+    """
+    A FilterSet of ``filterset_class`` bound to ``parameters`` (``given``) and validated, kept
+    for the next requests that ask the same while the catalog is at revision ``token``: the
+    values it accepts (areas, tracks and releases that exist) depend on nothing else, and
+    every write gives the catalog a new revision. Such requests skip building the FilterSet,
+    its form and its cleaning (about 0.12 ms of a filtered list's 3.4 ms in process; see
+    bench/README.md), and narrow their own rows through it (``filter_queryset``, which reads
+    the FilterSet and changes nothing of it, so requests on several threads can share one).
+    """
+    data = QueryDict(mutable=True)
+    for name, values in parameters:
+        data.setlist(name, list(values))
+    filterset = filterset_class(data)
+    filterset.is_valid()
+    return filterset
 
 
 def read_list(
@@ -87,7 +127,7 @@ def read_list(
     ``asked``, a dict if given, gets the query as its form cleaned it (``filtered``).
     """
     allowed = {*filterset_class.base_filters, PAGE, PAGE_SIZE, CURSOR}
-    rows = filtered(query, filterset_class, queryset, allowed, asked)
+    rows = filtered(query, filterset_class, queryset, allowed, asked, token)
     per_page = page_size(query, size)
     check_page(query)
     rows = prepare(rows) if prepare else rows
