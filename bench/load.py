@@ -208,15 +208,16 @@ def interleaved(link, sides, seconds, headers):
                 link.request("GET", path, headers=headers)
                 with link.getresponse() as response:
                     response.read()
+                    failed = response.status >= 400
                 answered = True
             except (OSError, http.client.HTTPException):
                 link.close()  # http.client opens a new connection for the next request
-                answered = False
+                answered, failed = False, True  # no answer is an error too
             elapsed = time.perf_counter_ns() - started
             spent += elapsed
             if answered:
                 latencies[name].append(elapsed / 1e6)
-            errors[name] += not answered or response.status >= 400
+            errors[name] += failed
     return {name: _measured(latencies[name], errors[name], "interleaved") for name in names}
 
 
