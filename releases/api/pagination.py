@@ -11,7 +11,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 
 from releases.queries.fields import WholeNumberField
-from releases.queries.keyset import CURSOR, CURSOR_PATTERN, Keyset
+from releases.queries.keyset import CURSOR, CURSOR_PATTERN, Keyset, check_spelling
 from releases.queries.pagination import (
     MAX_PAGE,
     MAX_PAGE_SIZE,
@@ -128,11 +128,14 @@ class StrictPageNumberPagination(PageNumberPagination):
 
     def validate(self, request):
         """
-        The page size, or a 400 for a malformed ``page`` or ``page_size``, even where nothing
-        is paged (CSV).
+        The page size, or a 400 for a malformed ``page``, ``page_size`` or ``cursor``, even
+        where nothing is paged (CSV).
         """
         page_size = self.get_page_size(request)
         check_page(request.query_params)
+        cursor = request.query_params.get(CURSOR)
+        if cursor is not None:
+            check_spelling(cursor)
         return page_size
 
     def get_next_link(self):

@@ -86,8 +86,7 @@ class Keyset:
 
     def read(self, token):
         """The values a cursor holds: a 400 if it is no cursor, a 404 if not this list's."""
-        if len(token) > MAX_CURSOR_LENGTH or not re.fullmatch(CURSOR_PATTERN, token):
-            raise ValidationError({CURSOR: ["Not a cursor: follow a next_cursor a list gave."]})
+        check_spelling(token)
         try:
             values = signer().unsign_object(token)
         except (signing.BadSignature, ValueError, UnicodeDecodeError):
@@ -95,6 +94,13 @@ class Keyset:
         if not (isinstance(values, list) and len(values) == len(self.terms)):
             raise NotFound("No such cursor in this list: follow a next_cursor it gave.")
         return values
+
+
+def check_spelling(token):
+    """A 400 naming ``cursor`` unless ``token`` is spelled as a cursor is (whether or not the
+    list gave it): where no list is paged (CSV), a cursor is still checked as one."""
+    if len(token) > MAX_CURSOR_LENGTH or not re.fullmatch(CURSOR_PATTERN, token):
+        raise ValidationError({CURSOR: ["Not a cursor: follow a next_cursor a list gave."]})
 
 
 def term(item):
