@@ -172,8 +172,10 @@ def timed_server():
 
 
 def test_a_comparison_takes_turns_request_by_request_and_times_each_side_alone(timed_server):
+    # The warm-up's 0.2 s hold about 40 turns, so the first 8 requests are its own even on a
+    # loaded machine (its cycle of orders starts afresh in each round).
     result = load.alternate(
-        timed_server, {"slow": ["/slow"], "fast": ["/fast", "/gone"]}, 3, 0.1, warm_up=0.02
+        timed_server, {"slow": ["/slow"], "fast": ["/fast", "/gone"]}, 3, 0.1, warm_up=0.1
     )
     # The turns go through both orders in turn: neither side always follows the other.
     sides = ["slow" if path == "/slow" else "fast" for path in Timed.asked[:8]]
@@ -194,7 +196,9 @@ def test_a_comparison_takes_turns_request_by_request_and_times_each_side_alone(t
 
 
 def test_three_sides_take_every_order_in_turn(timed_server):
-    load.alternate(timed_server, {"a": ["/a"], "b": ["/b"], "c": ["/c"]}, 1, 0.01, warm_up=0)
+    # A round lasts as long as its requests take: 0.6 s holds the 18 requests of six turns
+    # even where each takes 30 ms (0.01 s once held only four turns on a busy CI machine).
+    load.alternate(timed_server, {"a": ["/a"], "b": ["/b"], "c": ["/c"]}, 1, 0.2, warm_up=0)
     turns = ["".join(path[1] for path in Timed.asked[i : i + 3]) for i in range(0, 18, 3)]
     assert sorted(turns) == ["abc", "acb", "bac", "bca", "cab", "cba"]
 
