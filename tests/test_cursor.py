@@ -71,29 +71,6 @@ def test_what_is_no_cursor_is_a_400_naming_it(client, catalog, cursor):
     assert list(response.json()) == ["cursor"]
 
 
-def csv_lists():
-    """Every API list that offers CSV, as the router declares them."""
-    from releases.api.urls import router
-    from releases.api.views import CSVListMixin
-
-    return sorted(
-        f"/api/{prefix}/"
-        for prefix, viewset, _ in router.registry
-        if issubclass(viewset, CSVListMixin)
-    )
-
-
-CSV_LISTS = csv_lists()
-
-
-@pytest.mark.parametrize("path", CSV_LISTS)
-def test_a_csv_list_checks_the_cursor_it_does_not_page_by(client, catalog, path):
-    """A CSV holds every row, so no cursor narrows it, but what is no cursor is still a 400."""
-    response = client.get(path, {"format": "csv", "cursor": "î"})
-    assert response.status_code == 400
-    assert list(response.json()) == ["cursor"]
-
-
 def forged(values):
     """A cursor spelled right but signed with another key: what a client might make up."""
     from django.core import signing
